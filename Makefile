@@ -1,0 +1,39 @@
+# TBMQ: MQTT broker routed through Kafka, Redis-backed sessions, Kubernetes operator.
+# Set-up on a fresh machine is two commands: `make run` and `make test` (see README.md).
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+ENV := source scripts/env.sh &&
+MVN := ./mvnw -B --no-transfer-progress
+NODES ?= 1
+RUN_ARGS ?=
+
+.PHONY: help deps build run test test-fast bench passwd clean
+
+help: ## this list
+	@grep -E '^[a-z-]+:.*## ' Makefile | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+deps: ## install the Debian packages the stack and the tests need (redis, mosquitto, openssl)
+	@scripts/ensure-deps.sh
+
+build: deps ## build every module (no tests)
+	@$(ENV) $(MVN) -q -DskipTests install
+
+run: build ## start Kafka, Redis and the broker on 1883 (NODES=3 for a local cluster); Ctrl-C stops all
+	@$(ENV) java -cp "local-stack/target/classes:$$(cat local-stack/target/launcher.classpath)" \
+		io.tbmq.localstack.LocalStackMain --dir .run --nodes $(NODES) $(RUN_ARGS)
+
+test: deps ## everything CI runs: unit (*Test), integration (*IT) and end-to-end (*E2E) tests
+	@$(ENV) $(MVN) install
+
+test-fast: ## unit tests only (*Test), no servers
+	@$(ENV) $(MVN) -DskipITs install
+
+bench: build ## benchmarks against mosquitto on this machine; results in docs/benchmarks.md
+	@$(ENV) scripts/bench.sh
+
+passwd: build ## hash a password for a credentials file (reads it from stdin)
+	@$(ENV) java -jar broker/target/quarkus-app/quarkus-run.jar hash-password
+
+clean: ## remove build output and the run directory
+	@$(ENV) $(MVN) -q clean
+	rm -rf .run
