@@ -120,10 +120,18 @@ public final class LocalStackMain {
         System.out.flush();
     }
 
-    /** Blocks until Ctrl-C (the shutdown hook stops every process) or until a child dies. */
+    /**
+     * Blocks until Ctrl-C (the shutdown hook stops every process), until a child dies, or until
+     * the parent (make) is gone: `timeout make run` or a killed terminal must not orphan the stack.
+     */
     private static void watch(LocalStack stack) throws InterruptedException {
+        ProcessHandle parent = ProcessHandle.current().parent().orElse(null);
         while (true) {
             TimeUnit.SECONDS.sleep(1);
+            if (parent != null && !parent.isAlive()) {
+                System.err.println("parent process ended; stopping the stack.");
+                System.exit(0);
+            }
             for (BrokerNode n : stack.brokers()) {
                 if (!n.process().isAlive()) {
                     System.err.println("broker " + n.nodeId() + " exited (code " + n.process().exitCode() + "), see "

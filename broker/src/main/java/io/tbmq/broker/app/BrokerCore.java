@@ -1,0 +1,112 @@
+package io.tbmq.broker.app;
+
+import java.nio.file.Path;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+import org.jboss.logging.Logger;
+
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.tbmq.broker.auth.Authenticator;
+import io.tbmq.broker.auth.CredentialStore;
+import io.tbmq.broker.config.MqttConfig;
+import io.tbmq.broker.config.SecurityConfig;
+import io.tbmq.broker.message.PublishMessage;
+import io.tbmq.broker.metrics.BrokerMetrics;
+import io.tbmq.broker.protocol.BrokerServices;
+import io.tbmq.broker.retain.RetainedStore;
+import io.tbmq.broker.routing.MessageLog;
+import io.tbmq.broker.routing.Publisher;
+import io.tbmq.broker.routing.Router;
+import io.tbmq.broker.session.SessionRegistry;
+import io.tbmq.broker.subscription.SubscriptionTrie;
+import io.tbmq.broker.will.WillService;
+
+/**
+ * The broker's in-process parts wired together around a {@link MessageLog}: subscriptions,
+ * sessions, retained messages, Wills, authentication, routing. No sockets and no Kafka here, so
+ * unit tests build the same object graph with an in-memory log.
+ */
+public final class BrokerCore implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(BrokerCore.class);
+
+    private final BrokerMetrics metrics;
+    private final ScheduledExecutorService timers;
+    private final ExecutorService authExecutor;
+    private final SubscriptionTrie trie = new SubscriptionTrie();
+    private final RetainedStore retained;
+    private final SessionRegistry sessions;
+    private volatile Router router;
+    private final BrokerServices services;
+    private final MessageLog log;
+
+    /** {@code logFactory} receives the routing entry point, so an in-process log can route what it appends. */
+    public BrokerCore(MqttConfig mqtt, SecurityConfig security, BrokerMetrics metrics,
+            Function<Consumer<PublishMessage>, MessageLog> logFactory) {
+        this.metrics = metrics;
+        ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, new DefaultThreadFactory("tbmq-timers", true));
+        scheduler.setRemoveOnCancelPolicy(true);
+        this.timers = scheduler;
+        this.authExecutor = Executors.newFixedThreadPool(security.authThreads(), new DefaultThreadFactory("tbmq-auth", true));
+        this.retained = new RetainedStore(mqtt.maxRetainedMessages());
+        // An in-process log routes what it appends; the router exists by the time anything is appended.
+        this.log = logFactory.apply(message -> router.route(message));
+        Publisher publisher = new Publisher(log, retained, metrics);
+        WillService wills = new WillService(publisher, timers);
+        this.sessions = new SessionRegistry(trie, timers, mqtt.maxQueuedMessages(), mqtt.queueQos0WhenOffline(),
+                (clientId, reason) -> metrics.dropped(reason), wills);
+        this.router = new Router(trie, sessions, metrics);
+        Authenticator authenticator = new Authenticator(credentials(security), security.allowAnonymous(),
+                security.passwordCacheSize(), authExecutor);
+        this.services = new BrokerServices(mqtt, sessions, trie, retained, publisher, authenticator, wills, metrics, timers);
+        metrics.gauge("tbmq.sessions", "sessions on this node", sessions::size);
+        metrics.gauge("tbmq.subscriptions", "subscriptions in the trie", trie::size);
+        metrics.gauge("tbmq.retained.messages", "retained messages", retained::size);
+    }
+
+    private static CredentialStore credentials(SecurityConfig security) {
+        if (security.credentialsFile().isPresent() && security.credentials().isPresent()) {
+            throw new IllegalArgumentException("set tbmq.security.credentials-file or tbmq.security.credentials, not both");
+        }
+        CredentialStore store = security.credentialsFile().map(f -> CredentialStore.load(Path.of(f)))
+                .or(() -> security.credentials().map(CredentialStore::parse))
+                .orElseGet(CredentialStore::empty);
+        if (store.userCount() == 0 && !security.allowAnonymous()) {
+            LOG.warn("no users configured and anonymous access is off: only X.509 clients listed in the credentials can connect");
+        }
+        return store;
+    }
+
+    public BrokerServices services() {
+        return services;
+    }
+
+    public Router router() {
+        return router;
+    }
+
+    public MessageLog log() {
+        return log;
+    }
+
+    public BrokerMetrics metrics() {
+        return metrics;
+    }
+
+    @Override
+    public void close() {
+        log.close();
+        timers.shutdownNow();
+        authExecutor.shutdownNow();
+        try {
+            timers.awaitTermination(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package io.tbmq.broker.app;
+
+import java.io.BufferedReader;
+import java.io.Console;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+
+import io.quarkus.runtime.Quarkus;
+import io.quarkus.runtime.annotations.QuarkusMain;
+import io.tbmq.broker.auth.PasswordHasher;
+
+/**
+ * Entry point. {@code hash-password [iterations]} prints a credentials-file hash of a password
+ * read from the terminal or stdin (never from the command line, which other users can see) and
+ * exits without starting the broker; anything else starts the broker.
+ */
+@QuarkusMain
+public final class BrokerMain {
+    private BrokerMain() {
+    }
+
+    public static void main(String... args) throws IOException {
+        if (args.length > 0 && args[0].equals("hash-password")) {
+            int iterations = args.length > 1 ? Integer.parseInt(args[1]) : PasswordHasher.DEFAULT_ITERATIONS;
+            char[] password = readPassword();
+            if (password == null || password.length == 0) {
+                System.err.println("no password given");
+                System.exit(2);
+            }
+            System.out.println(PasswordHasher.hash(password, iterations));
+            System.exit(0);
+        }
+        Quarkus.run(args);
+    }
+
+    /** JDK 22+ returns a Console even for redirected input; isTerminal (22+) tells them apart. */
+    private static boolean isTerminal(Console console) {
+        try {
+            return (boolean) Console.class.getMethod("isTerminal").invoke(console);
+        } catch (ReflectiveOperationException e) {
+            return true;
+        }
+    }
+
+    private static char[] readPassword() throws IOException {
+        Console console = System.console();
+        if (console != null && isTerminal(console)) {
+            return console.readPassword("Password: ");
+        }
+        String line = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+        return line == null ? null : line.toCharArray();
+    }
+}

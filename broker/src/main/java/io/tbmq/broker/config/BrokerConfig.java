@@ -1,0 +1,29 @@
+package io.tbmq.broker.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+/**
+ * The broker's configuration, {@code tbmq.*} in application.properties, system properties or
+ * environment variables ({@code TBMQ_MQTT_MAX_PACKET_SIZE}...). docs/configuration.md lists
+ * every key with its default.
+ */
+@ConfigMapping(prefix = "tbmq")
+public interface BrokerConfig {
+
+    /** Stable identity of this node (the pod name in Kubernetes); names the node's own Kafka topics. */
+    @WithDefault("node-0")
+    String nodeId();
+
+    ListenersConfig listeners();
+
+    MqttConfig mqtt();
+
+    SecurityConfig security();
+
+    KafkaConfig kafka();
+
+    RedisConfig redis();
+
+    ShutdownConfig shutdown();
+}

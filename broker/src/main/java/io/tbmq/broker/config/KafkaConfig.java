@@ -1,0 +1,54 @@
+package io.tbmq.broker.config;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+
+import io.smallrye.config.WithDefault;
+
+/** The Kafka cluster every PUBLISH is routed through, and the broker's topics in it. */
+public interface KafkaConfig {
+
+    @WithDefault("localhost:9092")
+    String bootstrapServers();
+
+    /** Prefix of every topic and group name, for several clusters sharing one Kafka (none by default). */
+    Optional<String> topicPrefix();
+
+    /** Create missing topics at start (off when an operator provisions them as KafkaTopic resources). */
+    @WithDefault("true")
+    boolean createTopics();
+
+    /** Replication factor of topics the broker creates. */
+    @WithDefault("1")
+    short replicationFactor();
+
+    /** Partitions of tbmq.msg.all (the seeds' Table 5 scales this with the throughput). */
+    @WithDefault("12")
+    int msgAllPartitions();
+
+    /** Consumer threads reading tbmq.msg.all on this node. */
+    @WithDefault("2")
+    int msgAllConsumers();
+
+    /** Producer linger: trades a little publish latency for larger batches. */
+    @WithDefault("2ms")
+    Duration producerLinger();
+
+    @WithDefault("65536")
+    int producerBatchSize();
+
+    /** acks for produced messages; "all" so a PUBACK means the message is on every in-sync replica. */
+    @WithDefault("all")
+    String producerAcks();
+
+    /** How long a produce may take before the publisher is told it failed. */
+    @WithDefault("10s")
+    Duration deliveryTimeout();
+
+    @WithDefault("500")
+    int consumerMaxPollRecords();
+
+    /** Extra client properties for every Kafka client (security.protocol, sasl.*, ssl.*). */
+    Map<String, String> properties();
+}

@@ -1,0 +1,59 @@
+package io.tbmq.broker.kafka;
+
+import java.util.Properties;
+
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+import io.tbmq.broker.config.KafkaConfig;
+
+/** Client properties for the broker's producers, consumers and admin client, from {@link KafkaConfig}. */
+public final class KafkaClients {
+    private final KafkaConfig config;
+    private final String nodeId;
+
+    public KafkaClients(KafkaConfig config, String nodeId) {
+        this.config = config;
+        this.nodeId = nodeId;
+    }
+
+    public Properties common(String clientIdSuffix) {
+        Properties p = new Properties();
+        p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+        p.put(CommonClientConfigs.CLIENT_ID_CONFIG, "tbmq-" + nodeId + "-" + clientIdSuffix);
+        p.putAll(config.properties());
+        return p;
+    }
+
+    public Properties producer() {
+        Properties p = common("producer");
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.ACKS_CONFIG, config.producerAcks());
+        // Idempotence keeps per-partition order across retries, so per-topic MQTT order holds.
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, Long.toString(config.producerLinger().toMillis()));
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(config.producerBatchSize()));
+        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        int deliveryMs = (int) config.deliveryTimeout().toMillis();
+        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Integer.toString(deliveryMs));
+        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Integer.toString(Math.min(deliveryMs, 5000)));
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "2000");
+        return p;
+    }
+
+    public Properties consumer(String groupId, String clientIdSuffix) {
+        Properties p = common(clientIdSuffix);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(config.consumerMaxPollRecords()));
+        p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
+        return p;
+    }
+}

@@ -1,0 +1,129 @@
+package io.tbmq.broker.metrics;
+
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+/**
+ * The broker's Prometheus metrics ({@code /q/metrics}): connections, messages and bytes in and
+ * out per QoS, Kafka produce latency, delivery latency, drops and refusals. Hot-path counters are
+ * created once and kept in arrays.
+ */
+public final class BrokerMetrics {
+    private final MeterRegistry registry;
+    private final Counter[] messagesIn = new Counter[3];
+    private final Counter[] messagesOut = new Counter[3];
+    private final Counter bytesIn;
+    private final Counter bytesOut;
+    private final Counter routed;
+    private final Counter publishFailed;
+    private final Counter retainedRefused;
+    private final Timer produceLatency;
+    private final Timer deliveryLatency;
+    private final ConcurrentHashMap<String, AtomicInteger> connections = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Counter> drops = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Counter> violations = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Counter> refusedConnects = new ConcurrentHashMap<>();
+
+    public BrokerMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        for (int q = 0; q < 3; q++) {
+            messagesIn[q] = Counter.builder("tbmq.messages.in").tag("qos", Integer.toString(q))
+                    .description("PUBLISH packets received from clients").register(registry);
+            messagesOut[q] = Counter.builder("tbmq.messages.out").tag("qos", Integer.toString(q))
+                    .description("PUBLISH packets sent to clients").register(registry);
+        }
+        bytesIn = Counter.builder("tbmq.bytes.in").description("payload bytes received").register(registry);
+        bytesOut = Counter.builder("tbmq.bytes.out").description("payload bytes sent").register(registry);
+        routed = Counter.builder("tbmq.messages.routed").description("subscriber copies made by routing").register(registry);
+        publishFailed = Counter.builder("tbmq.publish.failed").description("PUBLISHes the message log did not accept").register(registry);
+        retainedRefused = Counter.builder("tbmq.retained.refused").description("retained messages not stored: store full").register(registry);
+        produceLatency = Timer.builder("tbmq.kafka.produce.latency").description("PUBLISH received to Kafka acknowledged")
+                .publishPercentiles(0.5, 0.95, 0.99).serviceLevelObjectives(Duration.ofMillis(5), Duration.ofMillis(20), Duration.ofMillis(100))
+                .register(registry);
+        deliveryLatency = Timer.builder("tbmq.delivery.latency").description("PUBLISH received to written to a subscriber")
+                .publishPercentiles(0.5, 0.95, 0.99).publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofNanos(100_000)).maximumExpectedValue(Duration.ofSeconds(30))
+                .register(registry);
+    }
+
+    public void gauge(String name, String description, Supplier<Number> value) {
+        Gauge.builder(name, value).description(description).register(registry);
+    }
+
+    public void connectionOpened(String listener) {
+        connections.computeIfAbsent(listener, l -> {
+            AtomicInteger count = new AtomicInteger();
+            Gauge.builder("tbmq.connections", count, AtomicInteger::get).tag("listener", l)
+                    .description("open network connections").register(registry);
+            return count;
+        }).incrementAndGet();
+    }
+
+    public void connectionClosed(String listener) {
+        AtomicInteger count = connections.get(listener);
+        if (count != null) {
+            count.decrementAndGet();
+        }
+    }
+
+    public int connections(String listener) {
+        AtomicInteger count = connections.get(listener);
+        return count == null ? 0 : count.get();
+    }
+
+    public void messageIn(int qos, int payloadBytes) {
+        messagesIn[qos].increment();
+        bytesIn.increment(payloadBytes);
+    }
+
+    public void messageOut(int qos, int payloadBytes, long latencyMicros) {
+        messagesOut[qos].increment();
+        bytesOut.increment(payloadBytes);
+        if (latencyMicros >= 0) {
+            deliveryLatency.record(latencyMicros, TimeUnit.MICROSECONDS);
+        }
+    }
+
+    public void produced(long nanos) {
+        produceLatency.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    public void publishFailed() {
+        publishFailed.increment();
+    }
+
+    public void routed(int copies) {
+        if (copies > 0) {
+            routed.increment(copies);
+        }
+    }
+
+    public void retainedRefused() {
+        retainedRefused.increment();
+    }
+
+    public void dropped(String reason) {
+        drops.computeIfAbsent(reason, r -> Counter.builder("tbmq.messages.dropped").tag("reason", r)
+                .description("messages a session could not keep").register(registry)).increment();
+    }
+
+    public void protocolViolation(int reasonCode) {
+        String code = String.format("0x%02X", reasonCode);
+        violations.computeIfAbsent(code, c -> Counter.builder("tbmq.protocol.violations").tag("reason", c)
+                .description("connections closed for a protocol violation").register(registry)).increment();
+    }
+
+    public void connectRefused(int reasonCode) {
+        String code = String.format("0x%02X", reasonCode);
+        refusedConnects.computeIfAbsent(code, c -> Counter.builder("tbmq.connects.refused").tag("reason", c)
+                .description("CONNECTs answered with an error").register(registry)).increment();
+    }
+}

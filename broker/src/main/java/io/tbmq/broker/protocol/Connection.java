@@ -1,0 +1,365 @@
+package io.tbmq.broker.protocol;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.handler.codec.mqtt.MqttFixedHeader;
+import io.netty.handler.codec.mqtt.MqttMessage;
+import io.netty.handler.codec.mqtt.MqttMessageType;
+import io.netty.handler.codec.mqtt.MqttProperties;
+import io.netty.handler.codec.mqtt.MqttPublishMessage;
+import io.netty.handler.codec.mqtt.MqttPublishVariableHeader;
+import io.netty.handler.codec.mqtt.MqttQoS;
+import io.netty.handler.codec.mqtt.MqttVersion;
+import io.netty.util.AttributeKey;
+import io.netty.util.ReferenceCountUtil;
+import io.tbmq.broker.auth.ClientIdentity;
+import io.tbmq.broker.message.PublishMessage;
+import io.tbmq.broker.session.DeliverySink;
+import io.tbmq.broker.session.OutboundMessage;
+import io.tbmq.broker.session.Session;
+import io.tbmq.broker.util.Clock;
+import io.tbmq.broker.will.Will;
+
+/**
+ * One network connection and the protocol state that lives exactly as long as it: version,
+ * identity, keep alive, negotiated limits, inbound topic aliases, the Will, inbound QoS flow
+ * control. It is the {@link DeliverySink} of its session while attached. Every method except
+ * {@link #scheduleDrain()} and {@link #takenOver(boolean)} runs on the channel's event loop.
+ */
+public final class Connection implements DeliverySink {
+    public static final AttributeKey<Connection> KEY = AttributeKey.valueOf("tbmq.connection");
+
+    enum State { AWAITING_CONNECT, AUTHENTICATING, CONNECTED, CLOSING }
+
+    /** Why reading from the socket is paused; reading resumes when no reason is left. */
+    private static final int PAUSED_AUTH = 1;
+    private static final int PAUSED_QUOTA = 2;
+
+    private final Channel channel;
+    private final BrokerServices broker;
+    private final String listener;
+    private final InboundAcks acks = new InboundAcks(this);
+    private final AtomicBoolean drainScheduled = new AtomicBoolean();
+    private final Runnable drainTask = this::drainNow;
+    private final ArrayDeque<MqttMessage> heldWhileConnecting = new ArrayDeque<>();
+
+    State state = State.AWAITING_CONNECT;
+    private MqttVersion version = MqttVersion.MQTT_3_1_1;
+    private String clientId;
+    private volatile Session session;
+    private ClientIdentity identity;
+    private boolean problemInformation = true;
+    private int clientReceiveMaximum = 65535;
+    private long clientMaxPacketSize = Long.MAX_VALUE;
+    private String[] topicAliases;
+    private Will will;
+    private boolean willDisarmed;
+    private boolean takenOver;
+    private boolean successorCleanStart;
+    private int inboundInflight;
+    private int pausedReasons;
+
+    public Connection(Channel channel, BrokerServices broker, String listener) {
+        this.channel = channel;
+        this.broker = broker;
+        this.listener = listener;
+    }
+
+    public static Connection of(Channel channel) {
+        return channel.attr(KEY).get();
+    }
+
+    // ---- accessors used by the handlers ------------------------------------------------------
+
+    Channel channel() {
+        return channel;
+    }
+
+    BrokerServices broker() {
+        return broker;
+    }
+
+    String listener() {
+        return listener;
+    }
+
+    public MqttVersion version() {
+        return version;
+    }
+
+    boolean isV5() {
+        return version == MqttVersion.MQTT_5;
+    }
+
+    void version(MqttVersion v) {
+        this.version = v;
+    }
+
+    public String clientId() {
+        return clientId;
+    }
+
+    void clientId(String id) {
+        this.clientId = id;
+    }
+
+    Session session() {
+        return session;
+    }
+
+    void session(Session s) {
+        this.session = s;
+    }
+
+    ClientIdentity identity() {
+        return identity;
+    }
+
+    void identity(ClientIdentity id) {
+        this.identity = id;
+    }
+
+    void negotiated(boolean problemInformation, int receiveMaximum, long maxPacketSize) {
+        this.problemInformation = problemInformation;
+        this.clientReceiveMaximum = receiveMaximum;
+        this.clientMaxPacketSize = maxPacketSize;
+    }
+
+    void will(Will w) {
+        this.will = w;
+    }
+
+    /** A normal DISCONNECT: the Will is not published [MQTT-3.1.2-10]. */
+    void disarmWill() {
+        this.willDisarmed = true;
+    }
+
+    InboundAcks acks() {
+        return acks;
+    }
+
+    // ---- topic aliases (inbound) ------------------------------------------------------------
+
+    String alias(int alias) {
+        return topicAliases == null || alias > topicAliases.length ? null : topicAliases[alias - 1];
+    }
+
+    void alias(int alias, String topic) {
+        if (topicAliases == null) {
+            topicAliases = new String[broker.mqtt().topicAliasMaximum()];
+        }
+        topicAliases[alias - 1] = topic;
+    }
+
+    // ---- inbound flow control ---------------------------------------------------------------
+
+    int inboundInflight() {
+        return inboundInflight;
+    }
+
+    void inboundReceived() {
+        inboundInflight++;
+        if (inboundInflight >= broker.mqtt().receiveMaximum()) {
+            pause(PAUSED_QUOTA);
+        }
+    }
+
+    /** An ack left: QoS 1 and refused QoS 2 free their quota now, accepted QoS 2 at PUBCOMP. */
+    void inboundAcked(int qos, int reasonCode, int packetId) {
+        if (qos == 1 || reasonCode >= 0x80) {
+            inboundReleased();
+            if (qos == 2 && session != null) {
+                session.forgetQos2(packetId);
+            }
+        }
+    }
+
+    void inboundReleased() {
+        if (inboundInflight > 0) {
+            inboundInflight--;
+        }
+        if (inboundInflight < broker.mqtt().receiveMaximum()) {
+            resume(PAUSED_QUOTA);
+        }
+    }
+
+    void pause(int reason) {
+        pausedReasons |= reason;
+        channel.config().setAutoRead(false);
+    }
+
+    void resume(int reason) {
+        pausedReasons &= ~reason;
+        if (pausedReasons == 0 && state != State.CLOSING) {
+            channel.config().setAutoRead(true);
+        }
+    }
+
+    void pauseForAuthentication() {
+        pause(PAUSED_AUTH);
+    }
+
+    void resumeAfterAuthentication() {
+        resume(PAUSED_AUTH);
+    }
+
+    /** Packets that arrived behind CONNECT while it was being authenticated; replayed after CONNACK. */
+    void hold(MqttMessage message) {
+        heldWhileConnecting.add(ReferenceCountUtil.retain(message));
+    }
+
+    MqttMessage nextHeld() {
+        return heldWhileConnecting.poll();
+    }
+
+    // ---- writing ---------------------------------------------------------------------------
+
+    void write(MqttMessage message) {
+        channel.write(message, channel.voidPromise());
+    }
+
+    void writeAndFlush(MqttMessage message) {
+        channel.writeAndFlush(message, channel.voidPromise());
+    }
+
+    /** Reason String and User Properties only when the client did not opt out [MQTT-3.1.2-29]. */
+    MqttProperties problemInformation(String reason) {
+        return isV5() && problemInformation && reason != null ? Packets.reasonString(reason) : MqttProperties.NO_PROPERTIES;
+    }
+
+    /** Sends DISCONNECT with a reason code (v5 only) and closes; v3 has no server DISCONNECT. */
+    void disconnect(int reasonCode, String reason) {
+        if (state == State.CLOSING) {
+            return;
+        }
+        boolean sendPacket = isV5() && state == State.CONNECTED;
+        state = State.CLOSING;
+        if (sendPacket) {
+            MqttProperties props = reason == null ? MqttProperties.NO_PROPERTIES : Packets.reasonString(reason);
+            channel.writeAndFlush(Packets.disconnect(reasonCode, props)).addListener(ChannelFutureListener.CLOSE);
+        } else {
+            channel.close();
+        }
+    }
+
+    /** Graceful shutdown: DISCONNECT 0x8B (v5) so the client reconnects elsewhere; the Will is published as for any loss. */
+    public void serverShutdown(int reasonCode, String reason) {
+        if (state == State.CONNECTED) {
+            disconnect(reasonCode, reason);
+        } else {
+            close();
+        }
+    }
+
+    /** Closes at once, nothing sent (v3 protocol errors, refused connections). */
+    void close() {
+        state = State.CLOSING;
+        channel.close();
+    }
+
+    /** Writes a packet, then closes (CONNACK with an error code). */
+    void sendAndClose(MqttMessage message) {
+        state = State.CLOSING;
+        channel.writeAndFlush(message).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    // ---- DeliverySink ----------------------------------------------------------------------
+
+    @Override
+    public void scheduleDrain() {
+        if (drainScheduled.compareAndSet(false, true)) {
+            channel.eventLoop().execute(drainTask);
+        }
+    }
+
+    private void drainNow() {
+        drainScheduled.set(false);
+        Session s = session;
+        if (s != null && state == State.CONNECTED) {
+            s.drain(this);
+        }
+    }
+
+    @Override
+    public boolean isWritable() {
+        return channel.isWritable();
+    }
+
+    @Override
+    public int sendWindow() {
+        return Math.min(clientReceiveMaximum, broker.mqtt().maxInflightToClient());
+    }
+
+    @Override
+    public boolean writePublish(OutboundMessage out, int packetId, boolean dup) {
+        PublishMessage m = out.message();
+        MqttProperties props = isV5() ? OutboundProperties.of(m, out.subscriptionIds(), System.currentTimeMillis())
+                : MqttProperties.NO_PROPERTIES;
+        if (clientMaxPacketSize != Long.MAX_VALUE
+                && OutboundProperties.publishSize(m, out.qos(), props) > clientMaxPacketSize) {
+            // Too large for this client: dropped as if delivered [MQTT-3.1.2-25].
+            broker.metrics().dropped("too-large-for-client");
+            return false;
+        }
+        MqttPublishMessage publish = new MqttPublishMessage(
+                new MqttFixedHeader(MqttMessageType.PUBLISH, dup, MqttQoS.valueOf(out.qos()), out.retain(), 0),
+                new MqttPublishVariableHeader(m.topic(), packetId, props), Unpooled.wrappedBuffer(m.payload()));
+        channel.write(publish, channel.voidPromise());
+        broker.metrics().messageOut(out.qos(), m.payload().length, dup ? -1 : Clock.nowMicros() - m.createdAtMicros());
+        return true;
+    }
+
+    @Override
+    public void writePubrel(int packetId) {
+        write(Packets.ack(MqttMessageType.PUBREL, packetId, 0, MqttProperties.NO_PROPERTIES));
+    }
+
+    @Override
+    public void flush() {
+        channel.flush();
+    }
+
+    @Override
+    public void takenOver(boolean successorCleanStart) {
+        channel.eventLoop().execute(() -> {
+            this.takenOver = true;
+            this.successorCleanStart = successorCleanStart;
+            disconnect(0x8E, "session taken over by another connection");
+        });
+    }
+
+    // ---- end of the connection ---------------------------------------------------------------
+
+    /** The channel closed: Will, session detach, cleanup. Called once, on the event loop. */
+    void closed() {
+        state = State.CLOSING;
+        MqttMessage held;
+        while ((held = heldWhileConnecting.poll()) != null) {
+            ReferenceCountUtil.release(held);
+        }
+        Session s = session;
+        if (s == null) {
+            return;
+        }
+        if (will != null && !willDisarmed) {
+            if (takenOver) {
+                // §3.1.2.5: the old Will goes out unless the successor resumed the session within the delay.
+                if (successorCleanStart || will.delaySeconds() == 0) {
+                    broker.wills().publishNow(will);
+                }
+            } else {
+                broker.wills().connectionLost(will, s.expiryIntervalSeconds());
+            }
+        }
+        broker.sessions().disconnected(s, this);
+    }
+
+    @Override
+    public String toString() {
+        return "connection " + (clientId == null ? "?" : clientId) + " " + channel.remoteAddress();
+    }
+}

@@ -1,0 +1,321 @@
+package io.tbmq.broker.session;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+
+import io.tbmq.broker.subscription.SubscriptionOptions;
+import io.tbmq.broker.topic.TopicFilter;
+
+/**
+ * The server side of an MQTT session (§4.1): subscriptions, messages queued or in flight to the
+ * client, and QoS 2 packet ids received but not yet released. It outlives connections when its
+ * expiry interval is above zero.
+ *
+ * <p>Concurrency: Kafka consumer threads {@link #offer} messages; everything else runs on the
+ * event loop of the connection the session is attached to. The monitor guards the queues; only
+ * the event loop writes to the socket, so the order of queued messages is the order on the wire.
+ */
+public final class Session {
+    private final String clientId;
+    private final int maxQueued;
+    private final boolean queueQos0Offline;
+    private final Map<String, SubscriptionEntry> subscriptions = new ConcurrentHashMap<>();
+    private final ArrayDeque<OutboundMessage> queue = new ArrayDeque<>();
+    private final LinkedHashMap<Integer, Inflight> inflight = new LinkedHashMap<>();
+    private final Set<Integer> inboundQos2 = new HashSet<>();
+    private final DropCounter drops;
+    private volatile DeliverySink sink;
+    private volatile long expiryIntervalSeconds;
+    private int nextPacketId = 1;
+    private ScheduledFuture<?> expiryTimer;
+    private boolean ended;
+
+    public Session(String clientId, long expiryIntervalSeconds, int maxQueued, boolean queueQos0Offline, DropCounter drops) {
+        this.clientId = clientId;
+        this.expiryIntervalSeconds = expiryIntervalSeconds;
+        this.maxQueued = maxQueued;
+        this.queueQos0Offline = queueQos0Offline;
+        this.drops = drops;
+    }
+
+    /** Counts messages a session could not keep (queue full, offline QoS 0, expired). */
+    public interface DropCounter {
+        void dropped(String clientId, String reason);
+    }
+
+    public record SubscriptionEntry(TopicFilter filter, SubscriptionOptions options) {
+    }
+
+    private static final class Inflight {
+        final int packetId;
+        final OutboundMessage message;
+        /** QoS 2 after PUBREC: the PUBLISH is done, PUBREL awaits PUBCOMP. */
+        boolean released;
+
+        Inflight(int packetId, OutboundMessage message) {
+            this.packetId = packetId;
+            this.message = message;
+        }
+    }
+
+    public String clientId() {
+        return clientId;
+    }
+
+    public long expiryIntervalSeconds() {
+        return expiryIntervalSeconds;
+    }
+
+    public void expiryIntervalSeconds(long seconds) {
+        this.expiryIntervalSeconds = seconds;
+    }
+
+    public boolean isConnected() {
+        return sink != null;
+    }
+
+    DeliverySink currentSink() {
+        return sink;
+    }
+
+    public Map<String, SubscriptionEntry> subscriptions() {
+        return subscriptions;
+    }
+
+    // ---- outbound --------------------------------------------------------------------------
+
+    /** Queues a message for the client; called by the routing threads. */
+    public void offer(OutboundMessage message) {
+        DeliverySink target;
+        synchronized (this) {
+            if (ended) {
+                return;
+            }
+            target = sink;
+            if (target == null && message.qos() == 0 && !queueQos0Offline) {
+                drops.dropped(clientId, "qos0-offline");
+                return;
+            }
+            if (queue.size() >= maxQueued && !dropOldestQos0()) {
+                drops.dropped(clientId, "queue-full");
+                return;
+            }
+            queue.add(message);
+        }
+        if (target != null) {
+            target.scheduleDrain();
+        }
+    }
+
+    private boolean dropOldestQos0() {
+        for (Iterator<OutboundMessage> it = queue.iterator(); it.hasNext(); ) {
+            if (it.next().qos() == 0) {
+                it.remove();
+                drops.dropped(clientId, "queue-full");
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Writes what the client's window and socket allow; on the event loop. */
+    public void drain(DeliverySink target) {
+        boolean wrote = false;
+        synchronized (this) {
+            if (sink != target) {
+                return;
+            }
+            long now = System.currentTimeMillis();
+            int window = target.sendWindow();
+            while (!queue.isEmpty() && target.isWritable()) {
+                OutboundMessage next = queue.peek();
+                if (next.message().isExpired(now)) {
+                    // Not yet started onward delivery: an expired copy is deleted [MQTT-3.3.2-5].
+                    queue.poll();
+                    drops.dropped(clientId, "expired");
+                    continue;
+                }
+                if (next.qos() == 0) {
+                    queue.poll();
+                    target.writePublish(next, 0, false);
+                    wrote = true;
+                    continue;
+                }
+                if (inflight.size() >= window) {
+                    break;
+                }
+                queue.poll();
+                int packetId = allocatePacketId();
+                if (target.writePublish(next, packetId, false)) {
+                    inflight.put(packetId, new Inflight(packetId, next));
+                }
+                wrote = true;
+            }
+        }
+        if (wrote) {
+            target.flush();
+        }
+    }
+
+    private int allocatePacketId() {
+        // Skips ids still in flight: a Packet Identifier is reusable only after its ack [MQTT-2.2.1-3].
+        for (int tries = 0; tries < 65535; tries++) {
+            int id = nextPacketId;
+            nextPacketId = id == 65535 ? 1 : id + 1;
+            if (!inflight.containsKey(id)) {
+                return id;
+            }
+        }
+        throw new IllegalStateException("no free packet id for " + clientId);
+    }
+
+    /** PUBACK: the QoS 1 delivery is complete. Returns false for an unknown id. */
+    public boolean onPuback(int packetId) {
+        synchronized (this) {
+            Inflight f = inflight.get(packetId);
+            if (f == null || f.message.qos() != 1) {
+                return false;
+            }
+            inflight.remove(packetId);
+        }
+        drainLater();
+        return true;
+    }
+
+    /**
+     * PUBREC: the client has the QoS 2 message. Returns true if a PUBREL should follow; with an
+     * error reason code (v5) the flow ends here and the id is free again.
+     */
+    public boolean onPubrec(int packetId, int reasonCode) {
+        synchronized (this) {
+            Inflight f = inflight.get(packetId);
+            if (f == null || f.message.qos() != 2) {
+                return false;
+            }
+            if (reasonCode >= 0x80) {
+                inflight.remove(packetId);
+                drainLater();
+                return false;
+            }
+            f.released = true;
+            return true;
+        }
+    }
+
+    /** PUBCOMP: the QoS 2 delivery is complete. */
+    public boolean onPubcomp(int packetId) {
+        synchronized (this) {
+            Inflight f = inflight.get(packetId);
+            if (f == null || !f.released) {
+                return false;
+            }
+            inflight.remove(packetId);
+        }
+        drainLater();
+        return true;
+    }
+
+    private void drainLater() {
+        DeliverySink target = sink;
+        if (target != null) {
+            target.scheduleDrain();
+        }
+    }
+
+    public synchronized int inflightCount() {
+        return inflight.size();
+    }
+
+    public synchronized int queuedCount() {
+        return queue.size();
+    }
+
+    // ---- inbound QoS 2 ---------------------------------------------------------------------
+
+    /** Records a QoS 2 PUBLISH as received; false if that id is already waiting for PUBREL (a resend). */
+    public synchronized boolean receiveQos2(int packetId) {
+        return inboundQos2.add(packetId);
+    }
+
+    public synchronized boolean isAwaitingPubrel(int packetId) {
+        return inboundQos2.contains(packetId);
+    }
+
+    /** PUBREL: releases the id; false if it was unknown. */
+    public synchronized boolean release(int packetId) {
+        return inboundQos2.remove(packetId);
+    }
+
+    public synchronized void forgetQos2(int packetId) {
+        inboundQos2.remove(packetId);
+    }
+
+    // ---- connection lifecycle ----------------------------------------------------------------
+
+    /**
+     * Attaches a new connection and re-sends what was in flight: PUBLISH with DUP for
+     * unacknowledged messages, PUBREL for released ones [MQTT-4.4.0-1], then the queue.
+     */
+    public void resume(DeliverySink target) {
+        List<Inflight> resend;
+        synchronized (this) {
+            sink = target;
+            if (expiryTimer != null) {
+                expiryTimer.cancel(false);
+                expiryTimer = null;
+            }
+            resend = new ArrayList<>(inflight.values());
+        }
+        for (Inflight f : resend) {
+            if (f.released) {
+                target.writePubrel(f.packetId);
+            } else {
+                target.writePublish(f.message, f.packetId, true);
+            }
+        }
+        if (!resend.isEmpty()) {
+            target.flush();
+        }
+        drain(target);
+    }
+
+    /** Detaches the connection if it is still the current one; returns whether it was. */
+    public synchronized boolean detach(DeliverySink target) {
+        if (sink != target) {
+            return false;
+        }
+        sink = null;
+        return true;
+    }
+
+    public synchronized void expiryTimer(ScheduledFuture<?> timer) {
+        if (expiryTimer != null) {
+            expiryTimer.cancel(false);
+        }
+        expiryTimer = timer;
+    }
+
+    /** Ends the session: nothing more is queued or sent. */
+    public synchronized void end() {
+        ended = true;
+        queue.clear();
+        inflight.clear();
+        inboundQos2.clear();
+        if (expiryTimer != null) {
+            expiryTimer.cancel(false);
+            expiryTimer = null;
+        }
+    }
+
+    public synchronized boolean isEnded() {
+        return ended;
+    }
+}

@@ -1,0 +1,138 @@
+package io.tbmq.broker.transport;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.jboss.logging.Logger;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslContext;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.tbmq.broker.config.ListenersConfig;
+import io.tbmq.broker.protocol.BrokerServices;
+import io.tbmq.broker.protocol.Connection;
+
+/**
+ * The MQTT listeners: TCP, TLS, WebSocket and secure WebSocket on one set of event loops.
+ * Stopping is two steps, so shutdown can drain in between: stop accepting, then disconnect.
+ */
+public final class MqttServer {
+    private static final Logger LOG = Logger.getLogger(MqttServer.class);
+
+    private final ListenersConfig config;
+    private final BrokerServices broker;
+    private final ChannelGroup connections = new DefaultChannelGroup("mqtt", GlobalEventExecutor.INSTANCE);
+    private final List<Channel> listeners = new ArrayList<>();
+    private final Map<String, Integer> ports = new LinkedHashMap<>();
+    private Transport transport;
+    private EventLoopGroup boss;
+    private EventLoopGroup workers;
+
+    public MqttServer(ListenersConfig config, BrokerServices broker) {
+        this.config = config;
+        this.broker = broker;
+    }
+
+    public void start() {
+        transport = Transport.choose(config.nativeTransport());
+        int threads = config.workerThreads() > 0 ? config.workerThreads() : 2 * Runtime.getRuntime().availableProcessors();
+        boss = transport.group(1, "mqtt-accept");
+        workers = transport.group(threads, "mqtt-io");
+        bind("tcp", config.tcp(), false, false);
+        bind("tls", config.tls(), true, false);
+        bind("ws", config.ws(), false, true);
+        bind("wss", config.wss(), true, true);
+        LOG.infof("MQTT listening on %s (%s transport, %d I/O threads)", ports, transport.name(), threads);
+    }
+
+    private void bind(String name, ListenersConfig.Listener cfg, boolean tls, boolean webSocket) {
+        if (!cfg.enabled()) {
+            return;
+        }
+        SslContext ssl = tls ? SslContexts.server(name, cfg) : null;
+        MqttChannelInitializer initializer = new MqttChannelInitializer(name, ssl, webSocket ? cfg.path() : null,
+                cfg.maxConnections(), broker);
+        Channel channel = new ServerBootstrap()
+                .group(boss, workers)
+                .channel(transport.serverChannel())
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(64 * 1024, 256 * 1024))
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        connections.add(ch);
+                        ch.pipeline().addLast(initializer);
+                    }
+                })
+                .bind(cfg.host(), cfg.port()).syncUninterruptibly().channel();
+        listeners.add(channel);
+        ports.put(name, ((InetSocketAddress) channel.localAddress()).getPort());
+    }
+
+    /** The port a listener is bound to (useful with port 0), or -1 if it is not enabled. */
+    public int port(String listener) {
+        return ports.getOrDefault(listener, -1);
+    }
+
+    public boolean isListening() {
+        return !listeners.isEmpty() && listeners.stream().allMatch(Channel::isActive);
+    }
+
+    public int connectionCount() {
+        return connections.size();
+    }
+
+    /** Step one of shutdown: no new connections. */
+    public void stopAccepting() {
+        for (Channel listener : listeners) {
+            listener.close().syncUninterruptibly();
+        }
+    }
+
+    /** Step two: every client gets DISCONNECT (v5, with {@code reasonCode}) and its connection closes. */
+    public void disconnectAll(int reasonCode, String reason) {
+        for (Channel ch : connections) {
+            Connection c = Connection.of(ch);
+            if (c != null) {
+                ch.eventLoop().execute(() -> c.serverShutdown(reasonCode, reason));
+            } else {
+                ch.close();
+            }
+        }
+    }
+
+    public void awaitClosed(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!connections.isEmpty() && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    public void stop() {
+        connections.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        if (workers != null) {
+            workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+            boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+}

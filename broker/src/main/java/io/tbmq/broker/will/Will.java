@@ -1,0 +1,22 @@
+package io.tbmq.broker.will;
+
+import io.tbmq.broker.message.MessageProperties;
+import io.tbmq.broker.message.PublishMessage;
+import io.tbmq.broker.util.Clock;
+
+/**
+ * A Will Message from CONNECT (§3.1.2.5), kept until the connection ends.
+ *
+ * @param messageExpirySeconds the Will's Message Expiry Interval, -1 when none; it starts when the Will is published
+ * @param delaySeconds the Will Delay Interval
+ */
+public record Will(String clientId, String topic, int qos, boolean retain, byte[] payload, MessageProperties properties,
+        long messageExpirySeconds, long delaySeconds) {
+
+    /** The message as published now. */
+    public PublishMessage toMessage() {
+        long now = System.currentTimeMillis();
+        long expiresAt = messageExpirySeconds < 0 ? 0 : now + messageExpirySeconds * 1000;
+        return new PublishMessage(topic, qos, retain, payload, properties, clientId, Clock.nowMicros(), expiresAt);
+    }
+}
