@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
  * --redis-cluster     a 3-master Redis Cluster instead of standalone Redis (default when N > 1)
  * --anonymous         also allow clients without credentials
  * --no-broker         only Kafka and Redis (for running a broker from an IDE)
+ * --set KEY=VALUE     any broker setting (repeatable), e.g. --set tbmq.mqtt.max-keep-alive=60
  * </pre>
  */
 public final class LocalStackMain {
@@ -35,7 +36,8 @@ public final class LocalStackMain {
     private static final String USER = "tbmq";
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> opts = parse(args);
+        List<String> settings = new ArrayList<>();
+        Map<String, String> opts = parse(args, settings);
         Path dir = Path.of(opts.getOrDefault("dir", ".run")).toAbsolutePath();
         int nodes = Integer.parseInt(opts.getOrDefault("nodes", "1"));
         boolean cluster = opts.containsKey("redis-cluster") || nodes > 1;
@@ -72,6 +74,13 @@ public final class LocalStackMain {
                         node.config("tbmq.listeners." + listener + ".cert", certs.serverCert().toString());
                         node.config("tbmq.listeners." + listener + ".key", certs.serverKey().toString());
                     }
+                }
+                for (String setting : settings) {
+                    int eq = setting.indexOf('=');
+                    if (eq <= 0) {
+                        throw new IllegalArgumentException("--set needs KEY=VALUE, got " + setting);
+                    }
+                    node.config(setting.substring(0, eq), setting.substring(eq + 1));
                 }
                 System.out.println("Starting broker " + node.nodeId() + " ...");
                 stack.startBroker(node);
@@ -208,7 +217,7 @@ public final class LocalStackMain {
         }
     }
 
-    private static Map<String, String> parse(String[] args) {
+    private static Map<String, String> parse(String[] args, List<String> settings) {
         Map<String, String> opts = new LinkedHashMap<>();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
@@ -216,6 +225,10 @@ public final class LocalStackMain {
                 throw new IllegalArgumentException("unexpected argument " + a);
             }
             String key = a.substring(2);
+            if (key.equals("set") && i + 1 < args.length) {
+                settings.add(args[++i]);
+                continue;
+            }
             if (i + 1 < args.length && !args[i + 1].startsWith("--")) {
                 opts.put(key, args[++i]);
             } else {

@@ -67,7 +67,7 @@ public final class Ports {
 
     public static boolean bindable(int port) {
         try (ServerSocket socket = new ServerSocket()) {
-            socket.setReuseAddress(false);
+            socket.setReuseAddress(true); // as servers bind: TIME_WAIT leftovers must not count as busy
             socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
             return true;
         } catch (IOException e) {

@@ -7,70 +7,95 @@ import io.tbmq.broker.topic.TopicFilter;
 import io.tbmq.broker.topic.Topics;
 
 /**
- * What one connected client may publish to and subscribe to: topic patterns (filters with
- * wildcards), with {@code %c} and {@code %u} already replaced by its client id and user name.
+ * What one connected client may publish to, subscribe to and receive: allow and deny topic
+ * patterns (deny wins), with {@code %c} and {@code %u} already replaced by its client id and user
+ * name. A subscription must be covered by an allow pattern and by no deny pattern; messages on
+ * denied topics are also withheld at delivery, so a wide subscription ({@code #}) cannot read
+ * around a deny rule.
  */
 public final class Acl {
-    public static final Acl ALLOW_ALL = new Acl(List.of("#"), List.of("#"));
-    public static final Acl DENY_ALL = new Acl(List.of(), List.of());
+    public static final Acl ALLOW_ALL = new Acl(List.of("#"), List.of("#"), List.of(), List.of());
 
     private final List<String> publish;
     private final List<String> subscribe;
+    private final List<String> denyPublish;
+    private final List<String> denySubscribe;
 
-    private Acl(List<String> publish, List<String> subscribe) {
+    private Acl(List<String> publish, List<String> subscribe, List<String> denyPublish, List<String> denySubscribe) {
         this.publish = publish;
         this.subscribe = subscribe;
+        this.denyPublish = denyPublish;
+        this.denySubscribe = denySubscribe;
     }
 
     /**
-     * Instantiates templates for one client. A template whose placeholder would receive a value
-     * containing {@code +}, {@code #} or {@code /} (or an empty one) is dropped: a client must not
-     * widen its own rights by choosing its id.
+     * Instantiates an entry's templates for one client. An allow template whose placeholder would
+     * receive a value containing {@code +}, {@code #} or {@code /} (or an empty one) is dropped,
+     * and such a deny template becomes a deny of everything: a client must not change its rights
+     * by choosing its id.
      */
-    public static Acl forClient(List<String> publishTemplates, List<String> subscribeTemplates, String clientId,
-            String username) {
-        return new Acl(instantiate(publishTemplates, clientId, username), instantiate(subscribeTemplates, clientId, username));
+    public static Acl forClient(CredentialsFile.Grants grants, String clientId, String username) {
+        return new Acl(instantiate(grants.publish(), clientId, username, false),
+                instantiate(grants.subscribe(), clientId, username, false),
+                instantiate(grants.denyPublish(), clientId, username, true),
+                instantiate(grants.denySubscribe(), clientId, username, true));
     }
 
-    private static List<String> instantiate(List<String> templates, String clientId, String username) {
+    private static List<String> instantiate(List<String> templates, String clientId, String username, boolean deny) {
+        if (templates == null) {
+            return List.of();
+        }
         List<String> out = new ArrayList<>(templates.size());
         for (String t : templates) {
-            String pattern = t;
-            if (pattern.contains("%c")) {
-                if (!safe(clientId)) {
-                    continue;
-                }
-                pattern = pattern.replace("%c", clientId);
+            String pattern = substitute(substitute(t, "%c", clientId), "%u", username);
+            if (pattern != null) {
+                out.add(pattern);
+            } else if (deny) {
+                out.add("#");
             }
-            if (pattern.contains("%u")) {
-                if (!safe(username)) {
-                    continue;
-                }
-                pattern = pattern.replace("%u", username);
-            }
-            out.add(pattern);
         }
         return List.copyOf(out);
     }
 
-    private static boolean safe(String value) {
-        return value != null && !value.isEmpty() && value.indexOf('+') < 0 && value.indexOf('#') < 0
+    private static String substitute(String template, String placeholder, String value) {
+        if (template == null || !template.contains(placeholder)) {
+            return template;
+        }
+        boolean safe = value != null && !value.isEmpty() && value.indexOf('+') < 0 && value.indexOf('#') < 0
                 && value.indexOf('/') < 0;
+        return safe ? template.replace(placeholder, value) : null;
     }
 
     public boolean canPublish(String topic) {
-        for (String pattern : publish) {
-            if (Topics.matches(pattern, topic)) {
+        return anyMatches(publish, topic) && !anyMatches(denyPublish, topic);
+    }
+
+    /** Judged on the filter after {@code $share/<group>/}. */
+    public boolean canSubscribe(TopicFilter filter) {
+        return anyCovers(subscribe, filter.filter()) && !anyCovers(denySubscribe, filter.filter());
+    }
+
+    /** Whether a message on {@code topic} may be delivered to this client (checked only when deny rules exist). */
+    public boolean canReceive(String topic) {
+        return !anyMatches(denySubscribe, topic);
+    }
+
+    public boolean restrictsDelivery() {
+        return !denySubscribe.isEmpty();
+    }
+
+    private static boolean anyMatches(List<String> patterns, String topic) {
+        for (String pattern : patterns) {
+            if (Topics.patternMatches(pattern, topic)) {
                 return true;
             }
         }
         return false;
     }
 
-    /** A subscription is allowed when one pattern covers its whole filter (the part after $share/group/). */
-    public boolean canSubscribe(TopicFilter filter) {
-        for (String pattern : subscribe) {
-            if (Topics.covers(pattern, filter.filter())) {
+    private static boolean anyCovers(List<String> patterns, String filter) {
+        for (String pattern : patterns) {
+            if (Topics.covers(pattern, filter)) {
                 return true;
             }
         }
@@ -79,6 +104,6 @@ public final class Acl {
 
     @Override
     public String toString() {
-        return "publish " + publish + ", subscribe " + subscribe;
+        return "publish " + publish + " deny " + denyPublish + ", subscribe " + subscribe + " deny " + denySubscribe;
     }
 }

@@ -47,9 +47,8 @@ public final class Authenticator {
             String cn = commonName(cert);
             var entry = cn == null ? null : store.certificate(cn).orElse(null);
             if (entry != null) {
-                return CompletableFuture.completedFuture(new Outcome(Result.OK, new ClientIdentity(cn,
-                        typeOrDefault(entry.clientType()), Acl.forClient(CredentialStore.nullToEmpty(entry.publish()),
-                                CredentialStore.nullToEmpty(entry.subscribe()), clientId, cn))));
+                return CompletableFuture.completedFuture(new Outcome(Result.OK,
+                        new ClientIdentity(cn, typeOrDefault(entry.clientType()), Acl.forClient(entry, clientId, cn))));
             }
         }
         if (username != null) {
@@ -60,8 +59,7 @@ public final class Authenticator {
         }
         if (allowAnonymous) {
             var permissions = store.anonymous().orElse(null);
-            Acl acl = permissions == null ? Acl.ALLOW_ALL : Acl.forClient(CredentialStore.nullToEmpty(permissions.publish()),
-                    CredentialStore.nullToEmpty(permissions.subscribe()), clientId, null);
+            Acl acl = permissions == null ? Acl.ALLOW_ALL : Acl.forClient(permissions, clientId, null);
             ClientType type = permissions == null ? ClientType.DEVICE : typeOrDefault(permissions.clientType());
             return CompletableFuture.completedFuture(new Outcome(Result.OK, new ClientIdentity(null, type, acl)));
         }
@@ -91,8 +89,7 @@ public final class Authenticator {
             return Outcome.refused(Result.BAD_CREDENTIALS);
         }
         return new Outcome(Result.OK, new ClientIdentity(username, typeOrDefault(user.clientType()),
-                Acl.forClient(CredentialStore.nullToEmpty(user.publish()), CredentialStore.nullToEmpty(user.subscribe()),
-                        clientId, username)));
+                Acl.forClient(user, clientId, username)));
     }
 
     private static ClientType typeOrDefault(ClientType type) {

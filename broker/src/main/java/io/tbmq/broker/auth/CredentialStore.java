@@ -33,7 +33,7 @@ public final class CredentialStore {
                 throw new IllegalArgumentException("credentials: user '" + u.username()
                         + "' has no valid password hash (expected pbkdf2-sha256$..., made by `make passwd`)");
             }
-            validatePatterns("user '" + u.username() + "'", u.publish(), u.subscribe());
+            validatePatterns("user '" + u.username() + "'", u);
             if (users.put(u.username(), u) != null) {
                 throw new IllegalArgumentException("credentials: user '" + u.username() + "' appears twice");
             }
@@ -42,12 +42,12 @@ public final class CredentialStore {
             if (c.commonName() == null || c.commonName().isEmpty()) {
                 throw new IllegalArgumentException("credentials: a certificate entry has no commonName");
             }
-            validatePatterns("certificate '" + c.commonName() + "'", c.publish(), c.subscribe());
+            validatePatterns("certificate '" + c.commonName() + "'", c);
             certificates.put(c.commonName(), c);
         }
         this.anonymous = file.anonymous();
         if (anonymous != null) {
-            validatePatterns("anonymous", anonymous.publish(), anonymous.subscribe());
+            validatePatterns("anonymous", anonymous);
         }
     }
 
@@ -74,8 +74,9 @@ public final class CredentialStore {
         }
     }
 
-    private static void validatePatterns(String owner, List<String> publish, List<String> subscribe) {
-        for (List<String> list : List.of(nullToEmpty(publish), nullToEmpty(subscribe))) {
+    private static void validatePatterns(String owner, CredentialsFile.Grants grants) {
+        for (List<String> list : List.of(nullToEmpty(grants.publish()), nullToEmpty(grants.subscribe()),
+                nullToEmpty(grants.denyPublish()), nullToEmpty(grants.denySubscribe()))) {
             for (String pattern : list) {
                 try {
                     Topics.parseFilter(pattern.replace("%c", "c").replace("%u", "u"), Integer.MAX_VALUE);

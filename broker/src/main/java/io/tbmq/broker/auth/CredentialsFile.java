@@ -2,8 +2,6 @@ package io.tbmq.broker.auth;
 
 import java.util.List;
 
-import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
-
 /**
  * The YAML credentials file (docs/security.md):
  *
@@ -12,8 +10,9 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
  *   - username: plant-7
  *     password: "pbkdf2-sha256$100000$..."   # make passwd
  *     clientType: DEVICE                      # or APPLICATION
- *     publish: ["plants/7/%c/#"]              # %c client id, %u user name
+ *     publish: ["plants/7/%c/#"]              # allowed; %c client id, %u user name
  *     subscribe: ["commands/%c/#"]
+ *     denySubscribe: ["commands/%c/secret"]   # deny wins over allow
  * certificates:                               # X.509 clients on TLS listeners, by common name
  *   - commonName: sensor-1                    # "*" matches any certificate from a trusted CA
  *     publish: ["sensors/%c/#"]
@@ -22,15 +21,30 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
  *   subscribe: ["public/#"]
  * </pre>
  */
-@JsonIgnoreProperties(ignoreUnknown = false)
 public record CredentialsFile(List<User> users, List<Certificate> certificates, Permissions anonymous) {
 
-    public record User(String username, String password, ClientType clientType, List<String> publish, List<String> subscribe) {
+    /** What an entry grants; every list may be absent (empty). */
+    public interface Grants {
+        ClientType clientType();
+
+        List<String> publish();
+
+        List<String> subscribe();
+
+        List<String> denyPublish();
+
+        List<String> denySubscribe();
     }
 
-    public record Certificate(String commonName, ClientType clientType, List<String> publish, List<String> subscribe) {
+    public record User(String username, String password, ClientType clientType, List<String> publish,
+            List<String> subscribe, List<String> denyPublish, List<String> denySubscribe) implements Grants {
     }
 
-    public record Permissions(ClientType clientType, List<String> publish, List<String> subscribe) {
+    public record Certificate(String commonName, ClientType clientType, List<String> publish, List<String> subscribe,
+            List<String> denyPublish, List<String> denySubscribe) implements Grants {
+    }
+
+    public record Permissions(ClientType clientType, List<String> publish, List<String> subscribe,
+            List<String> denyPublish, List<String> denySubscribe) implements Grants {
     }
 }

@@ -10,10 +10,12 @@ import io.netty.handler.codec.mqtt.MqttVersion;
  *
  * @param type the packet type, or null when even the fixed header was unreadable
  * @param version the protocol version of the connection (or of the refused CONNECT), null if unknown
+ * @param firstPacket whether it was the first packet of the connection
  */
-public record InvalidPacket(ProtocolViolation violation, MqttMessageType type, MqttVersion version) {
+public record InvalidPacket(ProtocolViolation violation, MqttMessageType type, MqttVersion version, boolean firstPacket) {
 
+    /** The connection's own CONNECT was refused: the answer is a CONNACK, not a DISCONNECT. */
     public boolean duringConnect() {
-        return type == MqttMessageType.CONNECT;
+        return firstPacket && type == MqttMessageType.CONNECT;
     }
 }

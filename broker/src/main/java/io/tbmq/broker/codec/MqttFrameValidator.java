@@ -42,6 +42,7 @@ public final class MqttFrameValidator extends ByteToMessageDecoder {
             return;
         }
         int byte1 = in.getUnsignedByte(start);
+        boolean first = version == null;
         int typeValue = byte1 >> 4;
         MqttMessageType type = typeValue == 0 ? null : MqttMessageType.valueOf(typeValue);
         try {
@@ -104,7 +105,7 @@ public final class MqttFrameValidator extends ByteToMessageDecoder {
         } catch (ProtocolViolation violation) {
             failed = true;
             in.skipBytes(in.readableBytes());
-            out.add(new InvalidPacket(violation, type, version));
+            out.add(new InvalidPacket(violation, type, version, first));
         }
     }
 

@@ -93,7 +93,8 @@ final class ConnectHandler {
         }
         c.negotiated(!v5 || Props.integer(props, MqttPropertyType.REQUEST_PROBLEM_INFORMATION, 1) == 1,
                 v5 ? Props.integer(props, MqttPropertyType.RECEIVE_MAXIMUM, 65535) : 65535,
-                v5 ? Props.unsigned(props, MqttPropertyType.MAXIMUM_PACKET_SIZE, Long.MAX_VALUE) : Long.MAX_VALUE);
+                v5 ? Props.unsigned(props, MqttPropertyType.MAXIMUM_PACKET_SIZE, Long.MAX_VALUE) : Long.MAX_VALUE,
+                v5 ? Props.integer(props, MqttPropertyType.TOPIC_ALIAS_MAXIMUM, 0) : 0);
         boolean responseInformation = v5 && Props.integer(props, MqttPropertyType.REQUEST_RESPONSE_INFORMATION, 0) == 1;
 
         c.state = Connection.State.AUTHENTICATING;
@@ -147,6 +148,7 @@ final class ConnectHandler {
         SessionRegistry.Opened opened = broker.sessions().open(clientId, cleanStart, grantedExpiry, c);
         broker.wills().cancel(clientId);
         c.session(opened.session());
+        opened.session().deliveryAcl(outcome.identity().acl());
 
         MqttProperties props = MqttProperties.NO_PROPERTIES;
         if (c.isV5()) {

@@ -1,11 +1,12 @@
 package io.tbmq.broker.protocol;
 
 import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.codec.mqtt.MqttFixedHeader;
 import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageType;
@@ -38,6 +39,7 @@ public final class Connection implements DeliverySink {
     /** Why reading from the socket is paused; reading resumes when no reason is left. */
     private static final int PAUSED_AUTH = 1;
     private static final int PAUSED_QUOTA = 2;
+    private static final long CLOSE_LINGER_MS = 2_000;
 
     private final Channel channel;
     private final BrokerServices broker;
@@ -56,6 +58,7 @@ public final class Connection implements DeliverySink {
     private int clientReceiveMaximum = 65535;
     private long clientMaxPacketSize = Long.MAX_VALUE;
     private String[] topicAliases;
+    private OutboundTopicAliases outboundAliases;
     private Will will;
     private boolean willDisarmed;
     private boolean takenOver;
@@ -123,10 +126,11 @@ public final class Connection implements DeliverySink {
         this.identity = id;
     }
 
-    void negotiated(boolean problemInformation, int receiveMaximum, long maxPacketSize) {
+    void negotiated(boolean problemInformation, int receiveMaximum, long maxPacketSize, int topicAliasMaximum) {
         this.problemInformation = problemInformation;
         this.clientReceiveMaximum = receiveMaximum;
         this.clientMaxPacketSize = maxPacketSize;
+        this.outboundAliases = topicAliasMaximum > 0 ? new OutboundTopicAliases(topicAliasMaximum) : null;
     }
 
     void will(Will w) {
@@ -161,10 +165,22 @@ public final class Connection implements DeliverySink {
         return inboundInflight;
     }
 
+    /**
+     * A QoS 1/2 PUBLISH arrived. Reading pauses while the message log has as many of this
+     * connection's messages outstanding as the Receive Maximum: backpressure that depends only on
+     * Kafka, never on the client (a QoS 2 quota freed by PUBREL would deadlock a paused reader).
+     */
     void inboundReceived() {
         inboundInflight++;
-        if (inboundInflight >= broker.mqtt().receiveMaximum()) {
+        if (acks.pending() >= broker.mqtt().receiveMaximum()) {
             pause(PAUSED_QUOTA);
+        }
+    }
+
+    /** The message log answered for some of this connection's messages. */
+    void logAcknowledged() {
+        if (acks.pending() < broker.mqtt().receiveMaximum()) {
+            resume(PAUSED_QUOTA);
         }
     }
 
@@ -181,9 +197,6 @@ public final class Connection implements DeliverySink {
     void inboundReleased() {
         if (inboundInflight > 0) {
             inboundInflight--;
-        }
-        if (inboundInflight < broker.mqtt().receiveMaximum()) {
-            resume(PAUSED_QUOTA);
         }
     }
 
@@ -240,7 +253,24 @@ public final class Connection implements DeliverySink {
         state = State.CLOSING;
         if (sendPacket) {
             MqttProperties props = reason == null ? MqttProperties.NO_PROPERTIES : Packets.reasonString(reason);
-            channel.writeAndFlush(Packets.disconnect(reasonCode, props)).addListener(ChannelFutureListener.CLOSE);
+            channel.writeAndFlush(Packets.disconnect(reasonCode, props)).addListener(f -> closeAfterSend());
+        } else {
+            channel.close();
+        }
+    }
+
+    /**
+     * Closing a socket that still has unread input makes the kernel send RST, and an RST can
+     * destroy the DISCONNECT or CONNACK just written before the client reads it. So: half-close,
+     * let the client read and hang up, and close for good after a short linger.
+     */
+    private void closeAfterSend() {
+        if (channel instanceof DuplexChannel duplex && !duplex.isOutputShutdown()) {
+            duplex.shutdownOutput();
+            channel.config().setAutoRead(true);
+            channel.eventLoop().schedule(() -> {
+                channel.close();
+            }, CLOSE_LINGER_MS, TimeUnit.MILLISECONDS);
         } else {
             channel.close();
         }
@@ -264,7 +294,7 @@ public final class Connection implements DeliverySink {
     /** Writes a packet, then closes (CONNACK with an error code). */
     void sendAndClose(MqttMessage message) {
         state = State.CLOSING;
-        channel.writeAndFlush(message).addListener(ChannelFutureListener.CLOSE);
+        channel.writeAndFlush(message).addListener(f -> closeAfterSend());
     }
 
     // ---- DeliverySink ----------------------------------------------------------------------
@@ -300,14 +330,21 @@ public final class Connection implements DeliverySink {
         MqttProperties props = isV5() ? OutboundProperties.of(m, out.subscriptionIds(), System.currentTimeMillis())
                 : MqttProperties.NO_PROPERTIES;
         if (clientMaxPacketSize != Long.MAX_VALUE
-                && OutboundProperties.publishSize(m, out.qos(), props) > clientMaxPacketSize) {
+                && OutboundProperties.publishSize(m.topic(), m, out.qos(), props) > clientMaxPacketSize) {
             // Too large for this client: dropped as if delivered [MQTT-3.1.2-25].
             broker.metrics().dropped("too-large-for-client");
             return false;
         }
+        String topic = m.topic();
+        if (outboundAliases != null) {
+            if (props == MqttProperties.NO_PROPERTIES) {
+                props = new MqttProperties();
+            }
+            topic = outboundAliases.apply(topic, props);
+        }
         MqttPublishMessage publish = new MqttPublishMessage(
                 new MqttFixedHeader(MqttMessageType.PUBLISH, dup, MqttQoS.valueOf(out.qos()), out.retain(), 0),
-                new MqttPublishVariableHeader(m.topic(), packetId, props), Unpooled.wrappedBuffer(m.payload()));
+                new MqttPublishVariableHeader(topic, packetId, props), Unpooled.wrappedBuffer(m.payload()));
         channel.write(publish, channel.voidPromise());
         broker.metrics().messageOut(out.qos(), m.payload().length, dup ? -1 : Clock.nowMicros() - m.createdAtMicros());
         return true;

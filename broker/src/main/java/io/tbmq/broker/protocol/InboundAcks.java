@@ -53,6 +53,7 @@ final class InboundAcks {
         }
         if (wrote) {
             connection.flush();
+            connection.logAcknowledged();
         }
     }
 

@@ -50,8 +50,8 @@ final class OutboundProperties {
     }
 
     /** Bytes the PUBLISH will take on the wire, fixed header included. */
-    static long publishSize(PublishMessage m, int qos, MqttProperties props) {
-        long remaining = 2 + m.topic().getBytes(StandardCharsets.UTF_8).length + (qos > 0 ? 2 : 0) + m.payload().length;
+    static long publishSize(String topic, PublishMessage m, int qos, MqttProperties props) {
+        long remaining = 2 + utf8Length(topic) + (qos > 0 ? 2 : 0) + m.payload().length;
         long propsLength = props == MqttProperties.NO_PROPERTIES ? 0 : propertiesLength(m, props);
         remaining += varIntSize(propsLength) + propsLength;
         return 1 + varIntSize(remaining) + remaining;

@@ -68,7 +68,9 @@ public final class PacketDispatcher extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         Connection c = Connection.of(ctx.channel());
         if (msg instanceof InvalidPacket invalid) {
-            errors.handle(c, invalid);
+            if (c.state != Connection.State.CLOSING) {
+                errors.handle(c, invalid);
+            }
             return;
         }
         if (!(msg instanceof MqttMessage message)) {

@@ -3,6 +3,7 @@ package io.tbmq.broker.routing;
 import java.util.List;
 import java.util.function.Predicate;
 
+import io.tbmq.broker.auth.Acl;
 import io.tbmq.broker.message.PublishMessage;
 import io.tbmq.broker.metrics.BrokerMetrics;
 import io.tbmq.broker.session.OutboundMessage;
@@ -34,6 +35,10 @@ public final class Router {
         for (Subscriber subscriber : subscribers) {
             Session session = sessions.get(subscriber.clientId());
             if (session == null) {
+                continue;
+            }
+            Acl acl = session.deliveryAcl();
+            if (acl != null && !acl.canReceive(message.topic())) {
                 continue;
             }
             int qos = Math.min(message.qos(), subscriber.qos());

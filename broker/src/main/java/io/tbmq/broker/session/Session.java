@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 
+import io.tbmq.broker.auth.Acl;
 import io.tbmq.broker.subscription.SubscriptionOptions;
 import io.tbmq.broker.topic.TopicFilter;
 
@@ -33,6 +34,7 @@ public final class Session {
     private final Set<Integer> inboundQos2 = new HashSet<>();
     private final DropCounter drops;
     private volatile DeliverySink sink;
+    private volatile Acl deliveryAcl;
     private volatile long expiryIntervalSeconds;
     private int nextPacketId = 1;
     private ScheduledFuture<?> expiryTimer;
@@ -76,6 +78,15 @@ public final class Session {
 
     public void expiryIntervalSeconds(long seconds) {
         this.expiryIntervalSeconds = seconds;
+    }
+
+    /** Deny rules checked per delivered message, or null when the client has none (the usual case). */
+    public Acl deliveryAcl() {
+        return deliveryAcl;
+    }
+
+    public void deliveryAcl(Acl acl) {
+        this.deliveryAcl = acl != null && acl.restrictsDelivery() ? acl : null;
     }
 
     public boolean isConnected() {

@@ -73,6 +73,18 @@ public final class Topics {
         if (topic.startsWith("$") && (filter.startsWith("+") || filter.startsWith("#"))) {
             return false;
         }
+        return matchesLevels(filter, topic);
+    }
+
+    /**
+     * Matching for ACL patterns: like {@link #matches} but without the $-topic rule, so an
+     * administrator's {@code #} means every topic.
+     */
+    public static boolean patternMatches(String pattern, String topic) {
+        return matchesLevels(pattern, topic);
+    }
+
+    private static boolean matchesLevels(String filter, String topic) {
         String[] f = filter.split("/", -1);
         String[] t = topic.split("/", -1);
         int i = 0;
@@ -91,21 +103,21 @@ public final class Topics {
     }
 
     /**
-     * Whether every topic that {@code filter} matches is also matched by {@code pattern}: an ACL
-     * pattern {@code a/+/#} covers {@code a/b/c} and {@code a/+/c} but not {@code a/#} or {@code #}.
+     * Whether every topic that {@code filter} matches is also matched by the ACL {@code pattern}:
+     * {@code a/+/#} covers {@code a/b/c} and {@code a/+/c} but not {@code a/#} or {@code #}.
      */
     public static boolean covers(String pattern, String filter) {
         String[] p = pattern.split("/", -1);
         String[] f = filter.split("/", -1);
         for (int i = 0; i < p.length; i++) {
             if (p[i].equals("#")) {
-                return !(i == 0 && f[0].startsWith("$"));
+                return true;
             }
             if (i >= f.length) {
                 return false;
             }
             if (p[i].equals("+")) {
-                if (f[i].equals("#") || (i == 0 && f[0].startsWith("$"))) {
+                if (f[i].equals("#")) {
                     return false;
                 }
                 continue;
