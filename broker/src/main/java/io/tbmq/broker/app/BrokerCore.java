@@ -52,7 +52,8 @@ public final class BrokerCore implements AutoCloseable {
         ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, new DefaultThreadFactory("tbmq-timers", true));
         scheduler.setRemoveOnCancelPolicy(true);
         this.timers = scheduler;
-        this.authExecutor = Executors.newFixedThreadPool(security.authThreads(), new DefaultThreadFactory("tbmq-auth", true));
+        this.authExecutor = security.authThreads() > 0
+                ? Executors.newFixedThreadPool(security.authThreads(), new DefaultThreadFactory("tbmq-auth", true)) : null;
         this.retained = new RetainedStore(mqtt.maxRetainedMessages());
         // An in-process log routes what it appends; the router exists by the time anything is appended.
         this.log = logFactory.apply(message -> router.route(message));
@@ -62,7 +63,7 @@ public final class BrokerCore implements AutoCloseable {
                 (clientId, reason) -> metrics.dropped(reason), wills);
         this.router = new Router(trie, sessions, metrics);
         Authenticator authenticator = new Authenticator(credentials(security), security.allowAnonymous(),
-                security.passwordCacheSize(), authExecutor);
+                security.passwordCacheSize(), authExecutor != null ? authExecutor : Runnable::run);
         this.services = new BrokerServices(mqtt, sessions, trie, retained, publisher, authenticator, wills, metrics, timers);
         metrics.gauge("tbmq.sessions", "sessions on this node", sessions::size);
         metrics.gauge("tbmq.subscriptions", "subscriptions in the trie", trie::size);
@@ -102,7 +103,9 @@ public final class BrokerCore implements AutoCloseable {
     public void close() {
         log.close();
         timers.shutdownNow();
-        authExecutor.shutdownNow();
+        if (authExecutor != null) {
+            authExecutor.shutdownNow();
+        }
         try {
             timers.awaitTermination(2, TimeUnit.SECONDS);
         } catch (InterruptedException e) {

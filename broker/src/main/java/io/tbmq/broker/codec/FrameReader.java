@@ -116,6 +116,17 @@ final class FrameReader {
         return Utf8.isValid(buf, from, length);
     }
 
+    /** '+' or '#' among the bytes (safe on UTF-8: multi-byte sequences never contain ASCII bytes). */
+    boolean containsWildcard(int from, int length) {
+        for (int i = from; i < from + length; i++) {
+            byte b = buf.getByte(i);
+            if (b == '+' || b == '#') {
+                return true;
+            }
+        }
+        return false;
+    }
+
     void skip(int n, String what) {
         need(n, what);
         pos += n;

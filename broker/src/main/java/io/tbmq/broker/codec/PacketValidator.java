@@ -160,12 +160,23 @@ final class PacketValidator {
 
     private static void publish(FrameReader r, int flags, boolean v5) {
         int qos = (flags >> 1) & 0x03;
+        int topicStart = r.position() + 2;
         r.skipString("Topic Name");
+        if (r.containsWildcard(topicStart, r.position() - topicStart)) {
+            throw new ProtocolViolation(ProtocolViolation.TOPIC_NAME_INVALID, "MQTT-3.3.2-2", "Topic Name contains a wildcard");
+        }
+        boolean emptyTopic = r.position() == topicStart;
         if (qos > 0 && r.u16("Packet Identifier") == 0) {
             throw ProtocolViolation.malformed(v5 ? "MQTT-2.2.1-3" : "MQTT-2.3.1-1", "PUBLISH with Packet Identifier 0");
         }
+        if (!v5 && emptyTopic) {
+            throw ProtocolViolation.malformed("MQTT-4.7.3-1", "empty Topic Name");
+        }
         if (v5) {
             Seen seen = properties(r, Block.PUBLISH);
+            if (emptyTopic && !seen.has(PropertyRules.TOPIC_ALIAS)) {
+                throw ProtocolViolation.protocolError("§3.3.2.1", "empty Topic Name without a Topic Alias");
+            }
             if (seen.has(PropertyRules.SUBSCRIPTION_IDENTIFIER)) {
                 throw ProtocolViolation.protocolError("MQTT-3.3.4-6", "a client's PUBLISH must not carry a Subscription Identifier");
             }

@@ -21,7 +21,7 @@ public interface SecurityConfig {
     @WithDefault("10000")
     int passwordCacheSize();
 
-    /** Threads that verify passwords off the I/O threads. */
+    /** Threads that verify passwords off the I/O threads (0 verifies on the I/O thread: tests only). */
     @WithDefault("2")
     int authThreads();
 }

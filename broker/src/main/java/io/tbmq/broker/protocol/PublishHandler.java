@@ -53,17 +53,10 @@ final class PublishHandler {
                 }
             }
         }
+        // Wildcards and a missing topic were refused by the frame validator; what is left is a limit.
         String invalid = Topics.invalidTopicName(topic, cfg.maxTopicLevels());
         if (invalid != null) {
-            boolean violation = topic.isEmpty() || topic.indexOf('+') >= 0 || topic.indexOf('#') >= 0;
-            if (!violation) {
-                refuse(c, qos, packetId, TOPIC_NAME_INVALID, invalid);
-            } else if (c.isV5()) {
-                // An empty topic without alias, or a wildcard, is a protocol violation [MQTT-3.3.2-2].
-                c.disconnect(topic.isEmpty() ? 0x82 : TOPIC_NAME_INVALID, invalid);
-            } else {
-                c.close();
-            }
+            refuse(c, qos, packetId, TOPIC_NAME_INVALID, invalid);
             return;
         }
         Session session = c.session();

@@ -57,6 +57,11 @@ public final class MqttChannelInitializer extends ChannelInitializer<SocketChann
         }
         // Consolidates the many small writes (acks, deliveries) of one read or one drain into few syscalls.
         p.addLast("flush", new FlushConsolidationHandler(64, true));
+        addMqttStages(p, mqtt, dispatcher);
+    }
+
+    /** The MQTT stages every listener shares; unit tests build their pipelines with this too. */
+    public static void addMqttStages(ChannelPipeline p, MqttConfig mqtt, PacketDispatcher dispatcher) {
         p.addLast("validator", new MqttFrameValidator(mqtt.maxPacketSize()));
         p.addLast("decoder", new MqttDecoder(mqtt.maxPacketSize(), Math.max(23, mqtt.maxClientIdLength())));
         p.addLast("encoder", MqttEncoder.INSTANCE);
