@@ -17,7 +17,8 @@ import io.tbmq.broker.transport.MqttChannelInitializer;
  * A broker for the unit-test tier: the production {@link BrokerCore} and pipeline stages on
  * Netty {@link EmbeddedChannel}s, with a {@link LoopbackMessageLog} instead of Kafka. Users:
  * {@code alice}/{@code secret} (everything), {@code bob}/{@code secret} (only {@code bob/#} and
- * {@code shared/#}, with {@code %c}-templated rules), anonymous clients only when enabled.
+ * {@code shared/#}, with {@code %c}-templated rules), anonymous clients only when enabled (and then
+ * everything but subscribing to {@code denied/#}).
  */
 public final class TestBroker implements AutoCloseable {
     public static final String PASSWORD = "secret";
@@ -59,6 +60,10 @@ public final class TestBroker implements AutoCloseable {
                 "    publish: [\"bob/#\", \"shared/#\", \"devices/%c/out\"]",
                 "    subscribe: [\"bob/#\", \"shared/+\", \"devices/%c/in\"]",
                 "    denySubscribe: [\"bob/secret\"]",
+                "anonymous:",
+                "  publish: [\"#\"]",
+                "  subscribe: [\"#\"]",
+                "  denySubscribe: [\"denied/#\"]",
                 "");
     }
 

@@ -40,6 +40,8 @@ public final class WireClient implements AutoCloseable {
     private final EmbeddedChannel encoder = new EmbeddedChannel(MqttEncoder.INSTANCE);
     private final EmbeddedChannel decoder = new EmbeddedChannel(new MqttDecoder(16 * 1024 * 1024));
     private final Deque<MqttMessage> received = new ArrayDeque<>();
+    /** Packets given to the test; released when the client closes, so tests need not. */
+    private final List<MqttMessage> handedOut = new ArrayList<>();
     private final ByteArrayOutputStream rawReceived = new ByteArrayOutputStream();
     private MqttVersion version;
     private int keepAlive = 60;
@@ -128,13 +130,18 @@ public final class WireClient implements AutoCloseable {
     /** The next packet the broker sent, or null. */
     public MqttMessage receive() {
         collect();
-        return received.poll();
+        MqttMessage m = received.poll();
+        if (m != null) {
+            handedOut.add(m);
+        }
+        return m;
     }
 
     public List<MqttMessage> receiveAll() {
         collect();
         List<MqttMessage> all = new ArrayList<>(received);
         received.clear();
+        handedOut.addAll(all);
         return all;
     }
 
@@ -260,6 +267,8 @@ public final class WireClient implements AutoCloseable {
     public void close() {
         received.forEach(ReferenceCountUtil::release);
         received.clear();
+        handedOut.forEach(ReferenceCountUtil::release);
+        handedOut.clear();
         server.finishAndReleaseAll();
         encoder.finishAndReleaseAll();
         decoder.finishAndReleaseAll();
