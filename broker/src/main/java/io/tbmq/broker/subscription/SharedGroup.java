@@ -25,6 +25,10 @@ final class SharedGroup {
         for (int i = 0; i < size; i++) {
             Map.Entry<String, SubscriptionOptions> candidate = snapshot.get((start + i) % size);
             if (connected.test(candidate.getKey())) {
+                // Skip the counter past offline members too, or the member after one would get a double share.
+                if (i > 0) {
+                    next.addAndGet(i);
+                }
                 return candidate;
             }
         }
