@@ -110,6 +110,10 @@ public final class BrokerNode implements AutoCloseable {
             throw new IllegalStateException("broker not built: " + jar + " is missing (run `make build`)");
         }
         List<String> cmd = new ArrayList<>(List.of(Tools.java(), "-Xms128m", "-Xmx1g", "-XX:+UseG1GC"));
+        if (Runtime.version().feature() >= 23) {
+            // Netty still uses sun.misc.Unsafe memory access; allowed explicitly so JDK 23+ does not warn.
+            cmd.add("--sun-misc-unsafe-memory-access=allow");
+        }
         cmd.addAll(jvmOptions);
         config.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
         cmd.addAll(List.of("-jar", jar.toString()));

@@ -17,7 +17,7 @@ public final class Certificates {
     private final Path dir;
 
     public Certificates(Path dir) {
-        this.dir = dir;
+        this.dir = dir.toAbsolutePath();
     }
 
     public Path dir() {

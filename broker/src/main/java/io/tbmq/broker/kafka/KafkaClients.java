@@ -39,9 +39,11 @@ public final class KafkaClients {
         p.put(ProducerConfig.LINGER_MS_CONFIG, Long.toString(config.producerLinger().toMillis()));
         p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(config.producerBatchSize()));
         p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-        int deliveryMs = (int) config.deliveryTimeout().toMillis();
-        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Integer.toString(deliveryMs));
-        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Integer.toString(Math.min(deliveryMs, 5000)));
+        // Kafka requires delivery.timeout >= linger + request.timeout.
+        long lingerMs = config.producerLinger().toMillis();
+        long deliveryMs = Math.max(config.deliveryTimeout().toMillis(), lingerMs + 1000);
+        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Long.toString(deliveryMs));
+        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(Math.min(deliveryMs - lingerMs, 30_000)));
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "2000");
         return p;
     }

@@ -1,0 +1,144 @@
+package io.tbmq.broker.it;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import io.tbmq.broker.auth.PasswordHasher;
+import io.tbmq.localstack.BrokerNode;
+import io.tbmq.localstack.Certificates;
+import io.tbmq.localstack.LocalStack;
+
+/**
+ * The real parts every integration test shares, started once per test JVM: a single-node KRaft
+ * Kafka, Redis, and one broker process (the packaged application) with TLS, WebSocket, users,
+ * ACLs and PARANOID leak detection. Stopped by PID when the JVM exits.
+ */
+public final class ItStack {
+    public static final String PASSWORD = "it-secret";
+    private static ItStack instance;
+    private static RuntimeException startFailure;
+
+    private final LocalStack stack;
+    private final BrokerNode broker;
+    private final Certificates certs;
+    private final Path dir;
+
+    private ItStack(Path dir) {
+        this.dir = dir;
+        deleteRecursively(dir);
+        this.stack = LocalStack.builder(dir).kafka().redis().start();
+        this.certs = new Certificates(dir.resolve("tls")).ensureServer()
+                .client("client-good", "sensor-1")
+                .untrustedCa("rogue-ca")
+                .client("client-rogue", "sensor-1", "rogue-ca", 30);
+        this.broker = startBroker("node-it", Map.of());
+    }
+
+    /** The shared stack; a failed start is reported to every test rather than retried by each. */
+    public static synchronized ItStack get() {
+        if (startFailure != null) {
+            throw startFailure;
+        }
+        if (instance == null) {
+            try {
+                instance = new ItStack(Path.of("target", "it-stack").toAbsolutePath());
+            } catch (RuntimeException e) {
+                startFailure = e;
+                throw e;
+            }
+        }
+        return instance;
+    }
+
+    public static Path brokerJar() {
+        return Path.of(System.getProperty("tbmq.broker.jar", "target/quarkus-app/quarkus-run.jar"));
+    }
+
+    /** Another broker node on this stack (its own ports), e.g. one a test may stop. */
+    public BrokerNode startBroker(String nodeId, Map<String, String> extra) {
+        Map<String, String> config = new LinkedHashMap<>(defaults());
+        config.putAll(extra);
+        return stack.startBroker(nodeId, brokerJar(), config);
+    }
+
+    private Map<String, String> defaults() {
+        Map<String, String> c = new LinkedHashMap<>();
+        c.put("tbmq.security.credentials-file", writeCredentials().toString());
+        for (String listener : new String[] {"tls", "wss"}) {
+            c.put("tbmq.listeners." + listener + ".enabled", "true");
+            c.put("tbmq.listeners." + listener + ".cert", certs.serverCert().toString());
+            c.put("tbmq.listeners." + listener + ".key", certs.serverKey().toString());
+            c.put("tbmq.listeners." + listener + ".trust-certs", certs.caCert().toString());
+        }
+        c.put("tbmq.listeners.tcp.host", "127.0.0.1");
+        c.put("tbmq.listeners.ws.host", "127.0.0.1");
+        c.put("tbmq.listeners.tls.host", "127.0.0.1");
+        c.put("tbmq.listeners.wss.host", "127.0.0.1");
+        c.put("tbmq.kafka.delivery-timeout", "4s");
+        c.put("tbmq.mqtt.max-session-expiry-interval", "3600");
+        c.put("io.netty.leakDetection.level", "paranoid");
+        return c;
+    }
+
+    private Path writeCredentials() {
+        Path file = dir.resolve("credentials.yaml");
+        if (Files.exists(file)) {
+            return file;
+        }
+        String hash = PasswordHasher.hash(PASSWORD.toCharArray(), 10_000);
+        String yaml = String.join("\n",
+                "users:",
+                "  - username: alice",
+                "    password: \"" + hash + "\"",
+                "    publish: [\"#\"]",
+                "    subscribe: [\"#\"]",
+                "  - username: bob",
+                "    password: \"" + hash + "\"",
+                "    publish: [\"bob/#\", \"devices/%c/out\"]",
+                "    subscribe: [\"bob/#\", \"devices/%c/in\"]",
+                "certificates:",
+                "  - commonName: sensor-1",
+                "    publish: [\"sensors/%u/#\"]",
+                "    subscribe: [\"sensors/#\"]",
+                "");
+        try {
+            Files.createDirectories(dir);
+            Files.writeString(file, yaml);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        return file;
+    }
+
+    private static void deleteRecursively(Path path) {
+        if (!Files.exists(path)) {
+            return;
+        }
+        try (var walk = Files.walk(path)) {
+            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot clean " + path, e);
+        }
+    }
+
+    public LocalStack stack() {
+        return stack;
+    }
+
+    public BrokerNode broker() {
+        return broker;
+    }
+
+    public Certificates certs() {
+        return certs;
+    }
+
+    public String host() {
+        return "127.0.0.1";
+    }
+}
