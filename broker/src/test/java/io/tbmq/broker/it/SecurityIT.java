@@ -1,0 +1,87 @@
+package io.tbmq.broker.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+import io.tbmq.localstack.BrokerNode;
+import io.tbmq.localstack.Certificates;
+
+/**
+ * TLS listener and X.509 client certificates with the real openssl PKI and mosquitto clients: a
+ * certificate from the trusted CA authenticates (its common name selects the ACL); the same
+ * common name from an untrusted CA fails the handshake; old TLS versions are refused.
+ */
+class SecurityIT {
+    private final ItStack it = ItStack.get();
+    private final BrokerNode broker = it.broker();
+    private final Certificates certs = it.certs();
+
+    private List<String> tls(String tool, String... args) {
+        List<String> c = new ArrayList<>(List.of(tool, "-h", "localhost", "-p", Integer.toString(broker.tlsPort()),
+                "--cafile", certs.caCert().toString()));
+        c.addAll(List.of(args));
+        return c;
+    }
+
+    private static Result run(List<String> cmd) throws Exception {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        boolean done = p.waitFor(20, TimeUnit.SECONDS);
+        if (!done) {
+            p.destroyForcibly();
+        }
+        return new Result(done ? p.exitValue() : -1, new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+    }
+
+    record Result(int code, String output) {
+    }
+
+    @Test
+    void trustedClientCertificateAuthenticatesWithoutPassword() throws Exception {
+        Process sub = new ProcessBuilder(tls("mosquitto_sub", "--cert", certs.cert("client-good").toString(), "--key",
+                certs.key("client-good").toString(), "-t", "sensors/#", "-C", "1", "-W", "15", "-v")).redirectErrorStream(true).start();
+        Thread.sleep(1_000);
+        Result pub = run(tls("mosquitto_pub", "--cert", certs.cert("client-good").toString(), "--key",
+                certs.key("client-good").toString(), "-t", "sensors/sensor-1/temp", "-m", "21.5", "-q", "1"));
+        assertThat(pub.code()).as(pub.output()).isZero();
+        assertThat(sub.waitFor(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(new String(sub.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim())
+                .isEqualTo("sensors/sensor-1/temp 21.5");
+    }
+
+    @Test
+    void certificateAclStillAppliesToTheCertificateClient() throws Exception {
+        Result denied = run(tls("mosquitto_sub", "-V", "mqttv5", "--cert", certs.cert("client-good").toString(), "--key",
+                certs.key("client-good").toString(), "-t", "other/#", "-C", "1", "-W", "3"));
+        assertThat(denied.output()).contains("All subscription requests were denied");
+    }
+
+    @Test
+    void sameCommonNameFromAnUntrustedCaIsRefused() throws Exception {
+        Result rogue = run(tls("mosquitto_pub", "--cert", certs.cert("client-rogue").toString(), "--key",
+                certs.key("client-rogue").toString(), "-t", "sensors/sensor-1/temp", "-m", "spoofed"));
+        assertThat(rogue.code()).isNotZero();
+        assertThat(rogue.output()).doesNotContain("Connection Accepted");
+    }
+
+    @Test
+    void tls11IsRefusedAndTls12Accepted() throws Exception {
+        String target = "localhost:" + broker.tlsPort();
+        Result old = run(List.of("openssl", "s_client", "-tls1_1", "-connect", target));
+        assertThat(old.output()).contains("alert protocol version");
+        Result current = run(List.of("openssl", "s_client", "-tls1_2", "-CAfile", certs.caCert().toString(), "-connect", target));
+        assertThat(current.output()).contains("Protocol  : TLSv1.2").contains("Verify return code: 0 (ok)");
+    }
+
+    @Test
+    void plainPasswordClientWorksOverTls() throws Exception {
+        Result ok = run(tls("mosquitto_pub", "-u", "alice", "-P", ItStack.PASSWORD, "-t", "tls/plain", "-m", "y", "-q", "1"));
+        assertThat(ok.code()).as(ok.output()).isZero();
+    }
+}
