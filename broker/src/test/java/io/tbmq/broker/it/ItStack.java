@@ -16,7 +16,7 @@ import io.tbmq.localstack.LocalStack;
  * Kafka, Redis, and one broker process (the packaged application) with TLS, WebSocket, users,
  * ACLs and PARANOID leak detection. Stopped by PID when the JVM exits.
  */
-public final class ItStack {
+public final class ItStack implements AutoCloseable {
     public static final String PASSWORD = "it-secret";
     private static ItStack instance;
     private static RuntimeException startFailure;
@@ -25,6 +25,11 @@ public final class ItStack {
     private final BrokerNode broker;
     private final Certificates certs;
     private final Path dir;
+
+    /** A stack of its own, for tests that stop Kafka or the broker; close it when done. */
+    public static ItStack isolated(String name) {
+        return new ItStack(Path.of("target", name).toAbsolutePath());
+    }
 
     private ItStack(Path dir) {
         this.dir = dir;
@@ -138,7 +143,8 @@ public final class ItStack {
         return certs;
     }
 
-    public String host() {
-        return "127.0.0.1";
+    @Override
+    public void close() {
+        stack.close();
     }
 }

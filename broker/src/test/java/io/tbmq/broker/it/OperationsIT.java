@@ -1,0 +1,107 @@
+package io.tbmq.broker.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+import com.hivemq.client.mqtt.datatypes.MqttQos;
+import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
+import com.hivemq.client.mqtt.mqtt5.exceptions.Mqtt5DisconnectException;
+import com.hivemq.client.mqtt.mqtt5.exceptions.Mqtt5PubAckException;
+import com.hivemq.client.mqtt.mqtt5.message.disconnect.Mqtt5DisconnectReasonCode;
+import com.hivemq.client.mqtt.mqtt5.message.publish.puback.Mqtt5PubAckReasonCode;
+
+import io.tbmq.localstack.BrokerNode;
+import io.tbmq.localstack.ManagedProcess;
+
+/**
+ * Health, metrics, a Kafka outage and graceful shutdown, on a stack of its own (this test stops
+ * Kafka and the broker).
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class OperationsIT {
+    private static ItStack it;
+    private static BrokerNode broker;
+
+    @BeforeAll
+    static void start() {
+        it = ItStack.isolated("ops-stack");
+        broker = it.broker();
+    }
+
+    @AfterAll
+    static void stop() {
+        it.close();
+    }
+
+    @Test
+    @Order(1)
+    void healthAndPrometheusMetrics() {
+        assertThat(broker.status("/q/health/live")).isEqualTo(200);
+        assertThat(broker.status("/q/health/ready")).isEqualTo(200);
+        Mqtt5BlockingClient c = Clients.alice5(broker, "ops-metrics");
+        c.subscribeWith().topicFilter("ops/m").qos(MqttQos.AT_LEAST_ONCE).send();
+        c.publishWith().topic("ops/m").qos(MqttQos.AT_LEAST_ONCE).payload("x".getBytes()).send();
+        Awaitility.await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> {
+            String metrics = broker.get("/q/metrics");
+            assertThat(metrics).contains("tbmq_messages_in_total{qos=\"1\"} 1.0");
+            assertThat(metrics).contains("tbmq_messages_out_total{qos=\"1\"} 1.0");
+            assertThat(metrics).contains("tbmq_connections{listener=\"tcp\"} 1.0");
+            assertThat(metrics).contains("tbmq_kafka_produce_latency_seconds_count 1");
+            assertThat(metrics).contains("tbmq_delivery_latency_seconds_bucket");
+        });
+        c.disconnect();
+    }
+
+    @Test
+    @Order(2)
+    void kafkaOutageMakesTheNodeUnreadyAndPublishersGetAReasonCodeThenItRecovers() {
+        ManagedProcess kafka = it.stack().kafka().process();
+        Mqtt5BlockingClient c = Clients.alice5(broker, "ops-outage");
+        kafka.suspend();
+        try {
+            assertThatThrownBy(() -> c.publishWith().topic("ops/outage").qos(MqttQos.AT_LEAST_ONCE)
+                    .payload("during".getBytes()).send()).isInstanceOfSatisfying(Mqtt5PubAckException.class,
+                    e -> assertThat(e.getMqttMessage().getReasonCode()).isEqualTo(Mqtt5PubAckReasonCode.UNSPECIFIED_ERROR));
+            Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> broker.status("/q/health/ready") == 503);
+            assertThat(broker.status("/q/health/live")).as("alive, only not ready").isEqualTo(200);
+        } finally {
+            kafka.resume();
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> broker.status("/q/health/ready") == 200);
+        Awaitility.await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {
+            c.publishWith().topic("ops/outage").qos(MqttQos.AT_LEAST_ONCE).payload("after".getBytes()).send();
+            return true;
+        });
+        c.disconnect();
+    }
+
+    @Test
+    @Order(3)
+    void gracefulShutdownTellsV5ClientsServerShuttingDown() throws Exception {
+        CompletableFuture<Throwable> cause = new CompletableFuture<>();
+        Mqtt5BlockingClient c = Clients.v5(broker, "ops-shutdown").addDisconnectedListener(ctx -> cause.complete(ctx.getCause()))
+                .buildBlocking();
+        c.connectWith().simpleAuth().username("alice").password(ItStack.PASSWORD.getBytes(StandardCharsets.UTF_8))
+                .applySimpleAuth().send();
+        long start = System.nanoTime();
+        broker.stop(Duration.ofSeconds(30));
+        assertThat(cause.get(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(Mqtt5DisconnectException.class,
+                e -> assertThat(e.getMqttMessage().getReasonCode()).isEqualTo(Mqtt5DisconnectReasonCode.SERVER_SHUTTING_DOWN));
+        assertThat(broker.process().isAlive()).isFalse();
+        assertThat(broker.process().exitCode()).as("clean exit on SIGTERM").isIn(0, 143);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(15));
+    }
+}
