@@ -18,7 +18,7 @@ deps: ## install the Debian packages the stack and the tests need (redis, mosqui
 build: deps ## build every module (no tests)
 	@$(ENV) $(MVN) -q -DskipTests install
 
-run: build ## start Kafka, Redis and the broker on 1883 (NODES=3 for a local cluster); Ctrl-C stops all
+run: build ## start Kafka, Redis and the broker on 1883 and print how to connect; Ctrl-C stops all
 	@$(ENV) java -cp "local-stack/target/classes:$$(cat local-stack/target/launcher.classpath)" \
 		io.tbmq.localstack.LocalStackMain --dir .run --nodes $(NODES) $(RUN_ARGS)
 

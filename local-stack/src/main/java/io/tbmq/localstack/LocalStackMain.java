@@ -40,6 +40,12 @@ public final class LocalStackMain {
         Map<String, String> opts = parse(args, settings);
         Path dir = Path.of(opts.getOrDefault("dir", ".run")).toAbsolutePath();
         int nodes = Integer.parseInt(opts.getOrDefault("nodes", "1"));
+        if (nodes != 1) {
+            // Nodes routing to each other through Kafka downlink topics is the cluster work; until then
+            // several nodes would each deliver only to their own clients, which would look like loss.
+            System.err.println("NODES=" + nodes + ": multi-node clusters are not available yet; run with NODES=1.");
+            System.exit(2);
+        }
         boolean cluster = opts.containsKey("redis-cluster") || nodes > 1;
         Path jar = Path.of(opts.getOrDefault("broker-jar", "broker/target/quarkus-app/quarkus-run.jar")).toAbsolutePath();
         boolean withBroker = !opts.containsKey("no-broker");

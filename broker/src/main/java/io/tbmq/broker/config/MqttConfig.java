@@ -62,8 +62,4 @@ public interface MqttConfig {
     /** Retained messages kept in total; a new retained topic beyond this is not stored (and counted). */
     @WithDefault("100000")
     int maxRetainedMessages();
-
-    /** Whether clients may publish to topics beginning with $ (the $SYS tree is always refused). */
-    @WithDefault("false")
-    boolean allowDollarTopics();
 }

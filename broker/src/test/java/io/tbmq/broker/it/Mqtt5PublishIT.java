@@ -110,7 +110,12 @@ class Mqtt5PublishIT {
         Mqtt5BlockingClient late = Clients.alice5(broker, "p-retain-late");
         try (var publishes = late.publishes(MqttGlobalPublishFilter.ALL)) {
             late.subscribeWith().topicFilter("publish/retained").send();
-            assertThat(publishes.receive(1, TimeUnit.SECONDS)).isEmpty();
+            // The clearing PUBLISH itself may still be routed to a subscription made right after its
+            // PUBACK (routing happens when Kafka hands it back); what must not arrive is a retained copy.
+            publishes.receive(1, TimeUnit.SECONDS).ifPresent(m -> {
+                assertThat(m.isRetain()).isFalse();
+                assertThat(m.getPayloadAsBytes()).isEmpty();
+            });
         } finally {
             late.disconnect();
             pub.disconnect();
