@@ -1,0 +1,182 @@
+package io.tbmq.loadgen.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import io.tbmq.localstack.BrokerNode;
+import io.tbmq.localstack.LocalStack;
+import io.tbmq.localstack.Tools;
+
+/**
+ * {@code make bench}: runs every scenario against this broker (with its Kafka and Redis) and
+ * against mosquitto on the same machine in the same run, one at a time, sampling the CPU of every
+ * process during each measurement window, and writes the results into docs/benchmarks.md (between
+ * its markers), docs/bench/results.json and SVG plots.
+ *
+ * <p>Environment: BENCH_SECONDS (measurement window, default 30), BENCH_ONLY (a scenario name
+ * prefix), BENCH_REPEAT (runs per scenario and target, the median is reported; default 1).
+ */
+public final class BenchMain {
+    private static final String USER = "bench";
+    private static final String PASSWORD = "bench-password";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    record Scenario(String name, String kind, int clients, double rate, int qos, boolean persistent) {
+        double offered() {
+            return kind.equals("fanout") ? rate * (1 + clients) : 2 * rate * clients;
+        }
+    }
+
+    record Target(String name, int port, Map<String, Long> pids) {
+    }
+
+    private BenchMain() {
+    }
+
+    static List<Scenario> scenarios() {
+        List<Scenario> s = new ArrayList<>();
+        for (int qos : new int[] {0, 1}) {
+            for (double rate : new double[] {2, 5, 10}) {
+                s.add(new Scenario("p2p-qos" + qos + "-" + (int) rate, "p2p", 1000, rate, qos, qos > 0));
+            }
+        }
+        for (int qos : new int[] {0, 1}) {
+            for (double rate : new double[] {50, 100}) {
+                s.add(new Scenario("fanout-qos" + qos + "-" + (int) rate, "fanout", 100, rate, qos, false));
+            }
+        }
+        return s;
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path root = Path.of(args.length > 0 ? args[0] : ".").toAbsolutePath();
+        int seconds = Integer.parseInt(System.getenv().getOrDefault("BENCH_SECONDS", "30"));
+        int repeat = Integer.parseInt(System.getenv().getOrDefault("BENCH_REPEAT", "1"));
+        String only = System.getenv().getOrDefault("BENCH_ONLY", "");
+        Path work = root.resolve("target/bench");
+        Path jar = root.resolve("broker/target/quarkus-app/quarkus-run.jar");
+
+        List<ObjectNode> results = new ArrayList<>();
+        try (LocalStack stack = LocalStack.builder(work.resolve("stack")).kafka().redis().start();
+                Mosquitto mosquitto = new Mosquitto(work.resolve("mosquitto"), USER, PASSWORD)) {
+            BrokerNode broker = stack.startBroker("bench", jar, Map.of(
+                    "tbmq.security.credentials", credentials(jar),
+                    "tbmq.listeners.ws.enabled", "false"));
+            Map<String, Long> tbmqPids = new LinkedHashMap<>();
+            tbmqPids.put("broker", broker.process().pid());
+            tbmqPids.put("kafka", stack.kafka().process().pid());
+            tbmqPids.put("redis", stack.redis().orElseThrow().process().pid());
+            List<Target> targets = List.of(new Target("tbmq", broker.mqttPort(), tbmqPids),
+                    new Target("mosquitto", mosquitto.port(), Map.of("mosquitto", mosquitto.pid())));
+            for (Scenario s : scenarios()) {
+                if (!s.name().startsWith(only)) {
+                    continue;
+                }
+                for (Target t : targets) {
+                    List<ObjectNode> runs = new ArrayList<>();
+                    for (int r = 0; r < repeat; r++) {
+                        runs.add(run(s, t, seconds));
+                    }
+                    ObjectNode median = median(runs);
+                    results.add(median);
+                    System.out.printf(Locale.ROOT, "%-18s %-10s in+out %6.0f msg/s  p50 %6.1f ms  p95 %7.1f ms  lost %d  server cores %.2f%n",
+                            s.name(), t.name(), median.get("inOutPerSec").asDouble(), ms(median, "e2eMicros", "p50"),
+                            ms(median, "e2eMicros", "p95"), median.get("lost").asLong(), median.get("serverCores").asDouble());
+                }
+            }
+        }
+        new BenchReport(root, seconds, repeat).write(results);
+    }
+
+    private static String credentials(Path jar) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(Tools.java(), "-jar", jar.toString(), "hash-password", "10000")
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        p.getOutputStream().write((PASSWORD + "\n").getBytes(StandardCharsets.UTF_8));
+        p.getOutputStream().close();
+        String hash = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        p.waitFor(60, TimeUnit.SECONDS);
+        return "users:\n  - username: " + USER + "\n    password: \"" + hash + "\"\n    publish: [\"#\"]\n    subscribe: [\"#\"]\n";
+    }
+
+    private static ObjectNode run(Scenario s, Target t, int seconds) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(Tools.java(), "-Xmx1g", "-cp", System.getProperty("java.class.path"),
+                "io.tbmq.loadgen.LoadgenMain", "--port", Integer.toString(t.port()), "--user", USER, "--password", PASSWORD,
+                "--scenario", s.kind(), "--pairs", Integer.toString(s.clients()), "--rate", Double.toString(s.rate()),
+                "--qos", Integer.toString(s.qos()), "--persistent", Boolean.toString(s.persistent()),
+                "--warmup", "5", "--duration", Integer.toString(seconds), "--drain", "10",
+                "--run-id", s.name() + "-" + t.name() + "-" + Long.toString(System.nanoTime() % 100_000, 36)));
+        Process loadgen = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        Map<String, Double> cpuStart = new LinkedHashMap<>();
+        Map<String, Double> cpuEnd = new LinkedHashMap<>();
+        long start = 0;
+        long end = 0;
+        String json = null;
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(loadgen.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = out.readLine()) != null) {
+                if (line.equals("MEASURE-START")) {
+                    start = System.nanoTime();
+                    sample(t, loadgen.pid(), cpuStart);
+                } else if (line.equals("MEASURE-END")) {
+                    end = System.nanoTime();
+                    sample(t, loadgen.pid(), cpuEnd);
+                } else if (line.startsWith("{")) {
+                    json = line;
+                } else if (line.contains("Exception")) {
+                    System.err.println("loadgen: " + line);
+                }
+            }
+        }
+        loadgen.waitFor(60, TimeUnit.SECONDS);
+        if (json == null || start == 0 || end == 0) {
+            throw new IllegalStateException("load generator failed for " + s.name() + " on " + t.name());
+        }
+        double window = (end - start) / 1e9;
+        ObjectNode result = (ObjectNode) JSON.readTree(json);
+        result.put("name", s.name()).put("target", t.name()).put("offeredPerSec", s.offered());
+        ObjectNode cores = result.putObject("cores");
+        double server = 0;
+        for (String process : cpuStart.keySet()) {
+            double c = (cpuEnd.get(process) - cpuStart.get(process)) / window;
+            cores.put(process, Math.round(c * 100) / 100.0);
+            if (!process.equals("loadgen")) {
+                server += c;
+            }
+        }
+        result.put("serverCores", Math.round(server * 100) / 100.0);
+        result.put("perServerCore", server > 0 ? Math.round(result.get("inOutPerSec").asDouble() / server) : 0);
+        return result;
+    }
+
+    private static void sample(Target t, long loadgenPid, Map<String, Double> into) {
+        t.pids().forEach((name, pid) -> into.put(name, ProcessCpu.seconds(pid)));
+        into.put("loadgen", ProcessCpu.seconds(loadgenPid));
+    }
+
+    /** The run with the median in+out throughput (the only one when repeat is 1). */
+    private static ObjectNode median(List<ObjectNode> runs) {
+        List<ObjectNode> sorted = new ArrayList<>(runs);
+        sorted.sort((a, b) -> Double.compare(a.get("inOutPerSec").asDouble(), b.get("inOutPerSec").asDouble()));
+        ObjectNode m = sorted.get(sorted.size() / 2);
+        m.put("repeats", runs.size());
+        return m;
+    }
+
+    static double ms(JsonNode r, String histogram, String field) {
+        JsonNode h = r.get(histogram);
+        return h == null || h.isNull() ? Double.NaN : h.get(field).asDouble() / 1000.0;
+    }
+}
