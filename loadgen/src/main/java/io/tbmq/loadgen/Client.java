@@ -28,7 +28,8 @@ import io.netty.util.ReferenceCountUtil;
  * share it; all state is touched only on the connection's event loop.
  */
 final class Client extends ChannelInboundHandlerAdapter {
-    private static final int MAX_INFLIGHT = 1_000;
+    /** Packet ids cycle through 1..WINDOW; an id still unacknowledged when its turn comes means backpressure. */
+    private static final int WINDOW = 1_024;
 
     private final String clientId;
     private final Options options;
@@ -39,10 +40,9 @@ final class Client extends ChannelInboundHandlerAdapter {
     private Channel channel;
     private int nextPacketId = 1;
     private long sequence;
-    /** QoS 1/2 publishes awaiting their ack: packet id -> (sequence, sent time). */
-    private final long[] inflightSeq = new long[65536];
-    private final long[] inflightSent = new long[65536];
-    private int inflight;
+    /** QoS 1/2 publishes awaiting their ack: packet id -> (sequence, sent time); sent time 0 = free. */
+    private final long[] inflightSeq = new long[WINDOW + 1];
+    private final long[] inflightSent = new long[WINDOW + 1];
 
     Client(String clientId, Options options, Stats stats, int index) {
         this.clientId = clientId;
@@ -91,7 +91,7 @@ final class Client extends ChannelInboundHandlerAdapter {
 
     /** Sends the next message; on the event loop. */
     void publishNext(String topic) {
-        if (options.qos() > 0 && inflight >= MAX_INFLIGHT) {
+        if (options.qos() > 0 && inflightSent[nextPacketId] != 0) {
             stats.skippedBackpressure.increment();
             return;
         }
@@ -102,10 +102,9 @@ final class Client extends ChannelInboundHandlerAdapter {
         int packetId = 0;
         if (options.qos() > 0) {
             packetId = nextPacketId;
-            nextPacketId = nextPacketId == 65535 ? 1 : nextPacketId + 1;
+            nextPacketId = nextPacketId == WINDOW ? 1 : nextPacketId + 1;
             inflightSeq[packetId] = seq;
             inflightSent[packetId] = now;
-            inflight++;
         }
         if (stats.inWindow(now)) {
             stats.sentInWindow.increment();
@@ -157,13 +156,16 @@ final class Client extends ChannelInboundHandlerAdapter {
 
     private void acknowledged(MqttMessage m) {
         int id = ((MqttMessageIdVariableHeader) m.variableHeader()).messageId();
-        if (m.variableHeader() instanceof MqttPubReplyMessageVariableHeader r && (r.reasonCode() & 0xFF) >= 0x80) {
-            stats.ackErrors.increment();
-            inflight--;
+        if (id <= 0 || id > WINDOW || inflightSent[id] == 0) {
             return;
         }
-        inflight--;
-        stats.accepted(index, inflightSeq[id], inflightSent[id], System.nanoTime(), true);
+        long sent = inflightSent[id];
+        inflightSent[id] = 0;
+        if (m.variableHeader() instanceof MqttPubReplyMessageVariableHeader r && (r.reasonCode() & 0xFF) >= 0x80) {
+            stats.ackErrors.increment();
+            return;
+        }
+        stats.accepted(index, inflightSeq[id], sent, System.nanoTime(), true);
     }
 
     private void onPublish(ChannelHandlerContext ctx, MqttPublishMessage m) {

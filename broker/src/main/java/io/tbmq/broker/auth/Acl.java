@@ -3,6 +3,7 @@ package io.tbmq.broker.auth;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.tbmq.broker.subscription.SubscriptionTrie;
 import io.tbmq.broker.topic.TopicFilter;
 import io.tbmq.broker.topic.Topics;
 
@@ -20,12 +21,29 @@ public final class Acl {
     private final List<String> subscribe;
     private final List<String> denyPublish;
     private final List<String> denySubscribe;
+    /** The same patterns split into levels once, since publish checks run per message. */
+    private final String[][] publishLevels;
+    private final String[][] denyPublishLevels;
+    private final String[][] denySubscribeLevels;
+    private final boolean publishAnything;
 
     private Acl(List<String> publish, List<String> subscribe, List<String> denyPublish, List<String> denySubscribe) {
         this.publish = publish;
         this.subscribe = subscribe;
         this.denyPublish = denyPublish;
         this.denySubscribe = denySubscribe;
+        this.publishLevels = split(publish);
+        this.denyPublishLevels = split(denyPublish);
+        this.denySubscribeLevels = split(denySubscribe);
+        this.publishAnything = publish.contains("#") && denyPublish.isEmpty();
+    }
+
+    private static String[][] split(List<String> patterns) {
+        String[][] out = new String[patterns.size()][];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = patterns.get(i).split("/", -1);
+        }
+        return out;
     }
 
     /**
@@ -67,7 +85,11 @@ public final class Acl {
     }
 
     public boolean canPublish(String topic) {
-        return anyMatches(publish, topic) && !anyMatches(denyPublish, topic);
+        if (publishAnything) {
+            return true;
+        }
+        String[] levels = SubscriptionTrie.splitTopic(topic);
+        return anyMatches(publishLevels, levels) && !anyMatches(denyPublishLevels, levels);
     }
 
     /** Judged on the filter after {@code $share/<group>/}. */
@@ -77,16 +99,16 @@ public final class Acl {
 
     /** Whether a message on {@code topic} may be delivered to this client (checked only when deny rules exist). */
     public boolean canReceive(String topic) {
-        return !anyMatches(denySubscribe, topic);
+        return denySubscribeLevels.length == 0 || !anyMatches(denySubscribeLevels, SubscriptionTrie.splitTopic(topic));
     }
 
     public boolean restrictsDelivery() {
         return !denySubscribe.isEmpty();
     }
 
-    private static boolean anyMatches(List<String> patterns, String topic) {
-        for (String pattern : patterns) {
-            if (Topics.patternMatches(pattern, topic)) {
+    private static boolean anyMatches(String[][] patterns, String[] topic) {
+        for (String[] pattern : patterns) {
+            if (Topics.matchesLevels(pattern, topic)) {
                 return true;
             }
         }

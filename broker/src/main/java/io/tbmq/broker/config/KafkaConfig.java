@@ -38,6 +38,20 @@ public interface KafkaConfig {
     @WithDefault("65536")
     int producerBatchSize();
 
+    /** none, lz4, zstd, snappy or gzip: lz4 saves Kafka disk and network for a little broker CPU. */
+    @WithDefault("lz4")
+    String producerCompression();
+
+    /**
+     * Bytes a consumer fetch waits for (up to consumer-fetch-max-wait): larger means fewer, bigger
+     * fetches, less CPU, a little more latency.
+     */
+    @WithDefault("1")
+    int consumerFetchMinBytes();
+
+    @WithDefault("100ms")
+    Duration consumerFetchMaxWait();
+
     /** acks for produced messages; "all" so a PUBACK means the message is on every in-sync replica. */
     @WithDefault("all")
     String producerAcks();

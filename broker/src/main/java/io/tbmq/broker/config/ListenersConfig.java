@@ -16,7 +16,7 @@ public interface ListenersConfig {
 
     Listener wss();
 
-    /** Netty worker (I/O) threads shared by all listeners; 0 means twice the available processors. */
+    /** Netty worker (I/O) threads shared by all listeners; 0 means one per available processor. */
     @WithDefault("0")
     int workerThreads();
 

@@ -38,7 +38,7 @@ public final class KafkaClients {
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
         p.put(ProducerConfig.LINGER_MS_CONFIG, Long.toString(config.producerLinger().toMillis()));
         p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(config.producerBatchSize()));
-        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, config.producerCompression());
         // Kafka requires delivery.timeout >= linger + request.timeout.
         long lingerMs = config.producerLinger().toMillis();
         long deliveryMs = Math.max(config.deliveryTimeout().toMillis(), lingerMs + 1000);
@@ -55,6 +55,8 @@ public final class KafkaClients {
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(config.consumerMaxPollRecords()));
+        p.put(ConsumerConfig.FETCH_MIN_BYTES_CONFIG, Integer.toString(config.consumerFetchMinBytes()));
+        p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, Long.toString(config.consumerFetchMaxWait().toMillis()));
         p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
         return p;
     }

@@ -64,6 +64,8 @@ public final class Connection implements DeliverySink {
     private boolean takenOver;
     private boolean successorCleanStart;
     private int inboundInflight;
+    /** Publishers mostly repeat their topic: the last one the ACL allowed is not checked again. */
+    private String lastAllowedTopic;
     private int pausedReasons;
 
     public Connection(Channel channel, BrokerServices broker, String listener) {
@@ -144,6 +146,17 @@ public final class Connection implements DeliverySink {
 
     InboundAcks acks() {
         return acks;
+    }
+
+    boolean mayPublish(String topic) {
+        if (topic.equals(lastAllowedTopic)) {
+            return true;
+        }
+        if (topic.startsWith("$SYS") || !identity.acl().canPublish(topic)) {
+            return false;
+        }
+        lastAllowedTopic = topic;
+        return true;
     }
 
     // ---- topic aliases (inbound) ------------------------------------------------------------

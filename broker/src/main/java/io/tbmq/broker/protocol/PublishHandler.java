@@ -70,7 +70,7 @@ final class PublishHandler {
                     MqttProperties.NO_PROPERTIES));
             return;
         }
-        if (topic.startsWith("$SYS") || !c.identity().acl().canPublish(topic)) {
+        if (!c.mayPublish(topic)) {
             refuse(c, qos, packetId, NOT_AUTHORIZED, "not authorized to publish to " + topic);
             return;
         }

@@ -1,10 +1,8 @@
 package io.tbmq.broker.session;
 
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -30,7 +28,7 @@ public final class Session {
     private final boolean queueQos0Offline;
     private final Map<String, SubscriptionEntry> subscriptions = new ConcurrentHashMap<>();
     private final ArrayDeque<OutboundMessage> queue = new ArrayDeque<>();
-    private final LinkedHashMap<Integer, Inflight> inflight = new LinkedHashMap<>();
+    private final InflightWindow inflight = new InflightWindow();
     private final Set<Integer> inboundQos2 = new HashSet<>();
     private final DropCounter drops;
     private volatile DeliverySink sink;
@@ -54,18 +52,6 @@ public final class Session {
     }
 
     public record SubscriptionEntry(TopicFilter filter, SubscriptionOptions options) {
-    }
-
-    private static final class Inflight {
-        final int packetId;
-        final OutboundMessage message;
-        /** QoS 2 after PUBREC: the PUBLISH is done, PUBREL awaits PUBCOMP. */
-        boolean released;
-
-        Inflight(int packetId, OutboundMessage message) {
-            this.packetId = packetId;
-            this.message = message;
-        }
     }
 
     public String clientId() {
@@ -166,7 +152,7 @@ public final class Session {
                 queue.poll();
                 int packetId = allocatePacketId();
                 if (target.writePublish(next, packetId, false)) {
-                    inflight.put(packetId, new Inflight(packetId, next));
+                    inflight.add(new InflightWindow.Entry(packetId, next));
                 }
                 wrote = true;
             }
@@ -181,7 +167,7 @@ public final class Session {
         for (int tries = 0; tries < 65535; tries++) {
             int id = nextPacketId;
             nextPacketId = id == 65535 ? 1 : id + 1;
-            if (!inflight.containsKey(id)) {
+            if (!inflight.contains(id)) {
                 return id;
             }
         }
@@ -191,7 +177,7 @@ public final class Session {
     /** PUBACK: the QoS 1 delivery is complete. Returns false for an unknown id. */
     public boolean onPuback(int packetId) {
         synchronized (this) {
-            Inflight f = inflight.get(packetId);
+            InflightWindow.Entry f = inflight.find(packetId);
             if (f == null || f.message.qos() != 1) {
                 return false;
             }
@@ -207,7 +193,7 @@ public final class Session {
      */
     public boolean onPubrec(int packetId, int reasonCode) {
         synchronized (this) {
-            Inflight f = inflight.get(packetId);
+            InflightWindow.Entry f = inflight.find(packetId);
             if (f == null || f.message.qos() != 2) {
                 return false;
             }
@@ -224,7 +210,7 @@ public final class Session {
     /** PUBCOMP: the QoS 2 delivery is complete. */
     public boolean onPubcomp(int packetId) {
         synchronized (this) {
-            Inflight f = inflight.get(packetId);
+            InflightWindow.Entry f = inflight.find(packetId);
             if (f == null || !f.released) {
                 return false;
             }
@@ -276,16 +262,16 @@ public final class Session {
      * unacknowledged messages, PUBREL for released ones [MQTT-4.4.0-1], then the queue.
      */
     public void resume(DeliverySink target) {
-        List<Inflight> resend;
+        List<InflightWindow.Entry> resend;
         synchronized (this) {
             sink = target;
             if (expiryTimer != null) {
                 expiryTimer.cancel(false);
                 expiryTimer = null;
             }
-            resend = new ArrayList<>(inflight.values());
+            resend = inflight.snapshot();
         }
-        for (Inflight f : resend) {
+        for (InflightWindow.Entry f : resend) {
             if (f.released) {
                 target.writePubrel(f.packetId);
             } else {

@@ -85,8 +85,11 @@ public final class Topics {
     }
 
     private static boolean matchesLevels(String filter, String topic) {
-        String[] f = filter.split("/", -1);
-        String[] t = topic.split("/", -1);
+        return matchesLevels(filter.split("/", -1), topic.split("/", -1));
+    }
+
+    /** Level-wise match of a filter against a topic, both already split, without the $-topic rule. */
+    public static boolean matchesLevels(String[] f, String[] t) {
         int i = 0;
         for (; i < f.length; i++) {
             if (f[i].equals("#")) {

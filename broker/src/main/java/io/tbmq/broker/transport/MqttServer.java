@@ -48,7 +48,8 @@ public final class MqttServer {
 
     public void start() {
         transport = Transport.choose(config.nativeTransport());
-        int threads = config.workerThreads() > 0 ? config.workerThreads() : 2 * Runtime.getRuntime().availableProcessors();
+        // One I/O thread per core: more only adds context switches, the work per packet is short.
+        int threads = config.workerThreads() > 0 ? config.workerThreads() : Runtime.getRuntime().availableProcessors();
         boss = transport.group(1, "mqtt-accept");
         workers = transport.group(threads, "mqtt-io");
         bind("tcp", config.tcp(), false, false);

@@ -27,7 +27,10 @@ import io.tbmq.localstack.Tools;
  * its markers), docs/bench/results.json and SVG plots.
  *
  * <p>Environment: BENCH_SECONDS (measurement window, default 30), BENCH_ONLY (a scenario name
- * prefix), BENCH_REPEAT (runs per scenario and target, the median is reported; default 1).
+ * prefix), BENCH_REPEAT (runs per scenario and target, the median is reported; default 1),
+ * BENCH_TARGETS (tbmq,mosquitto), BENCH_SET (extra broker settings, key=value,key=value), BENCH_REPORT
+ * (false to print results without rewriting docs/benchmarks.md, for sweeps), BENCH_WARMUP (seconds of
+ * discarded load per target before the first scenario, default 60).
  */
 public final class BenchMain {
     private static final String USER = "bench";
@@ -69,36 +72,58 @@ public final class BenchMain {
         Path work = root.resolve("target/bench");
         Path jar = root.resolve("broker/target/quarkus-app/quarkus-run.jar");
 
+        deleteRecursively(work);
         List<ObjectNode> results = new ArrayList<>();
         try (LocalStack stack = LocalStack.builder(work.resolve("stack")).kafka().redis().start();
                 Mosquitto mosquitto = new Mosquitto(work.resolve("mosquitto"), USER, PASSWORD)) {
-            BrokerNode broker = stack.startBroker("bench", jar, Map.of(
-                    "tbmq.security.credentials", credentials(jar),
-                    "tbmq.listeners.ws.enabled", "false"));
+            Map<String, String> config = new LinkedHashMap<>();
+            config.put("tbmq.security.credentials", credentials(jar));
+            config.put("tbmq.listeners.ws.enabled", "false");
+            for (String kv : System.getenv().getOrDefault("BENCH_SET", "").split(",")) {
+                if (kv.contains("=")) {
+                    config.put(kv.substring(0, kv.indexOf('=')).trim(), kv.substring(kv.indexOf('=') + 1).trim());
+                }
+            }
+            BrokerNode broker = stack.startBroker("bench", jar, config);
+            List<String> wanted = List.of(System.getenv().getOrDefault("BENCH_TARGETS", "tbmq,mosquitto").split(","));
             Map<String, Long> tbmqPids = new LinkedHashMap<>();
             tbmqPids.put("broker", broker.process().pid());
             tbmqPids.put("kafka", stack.kafka().process().pid());
             tbmqPids.put("redis", stack.redis().orElseThrow().process().pid());
             List<Target> targets = List.of(new Target("tbmq", broker.mqttPort(), tbmqPids),
                     new Target("mosquitto", mosquitto.port(), Map.of("mosquitto", mosquitto.pid())));
+            // JIT-compile the broker, Kafka and mosquitto paths first: measured windows are steady state.
+            int warmup = Integer.parseInt(System.getenv().getOrDefault("BENCH_WARMUP", "60"));
+            for (Target t : targets) {
+                if (wanted.contains(t.name()) && warmup > 0) {
+                    System.out.println("warming up " + t.name() + " for " + warmup + " s");
+                    run(new Scenario("warmup", "p2p", 1000, 5, 1, true), t, warmup);
+                }
+            }
             for (Scenario s : scenarios()) {
                 if (!s.name().startsWith(only)) {
                     continue;
                 }
                 for (Target t : targets) {
+                    if (!wanted.contains(t.name())) {
+                        continue;
+                    }
                     List<ObjectNode> runs = new ArrayList<>();
                     for (int r = 0; r < repeat; r++) {
                         runs.add(run(s, t, seconds));
                     }
                     ObjectNode median = median(runs);
                     results.add(median);
-                    System.out.printf(Locale.ROOT, "%-18s %-10s in+out %6.0f msg/s  p50 %6.1f ms  p95 %7.1f ms  lost %d  server cores %.2f%n",
+                    System.out.printf(Locale.ROOT, "%-18s %-10s in+out %6.0f msg/s  p50 %6.1f ms  p95 %7.1f ms  lost %d  server cores %.2f %s%n",
                             s.name(), t.name(), median.get("inOutPerSec").asDouble(), ms(median, "e2eMicros", "p50"),
-                            ms(median, "e2eMicros", "p95"), median.get("lost").asLong(), median.get("serverCores").asDouble());
+                            ms(median, "e2eMicros", "p95"), median.get("lost").asLong(), median.get("serverCores").asDouble(),
+                            median.get("cores"));
                 }
             }
         }
-        new BenchReport(root, seconds, repeat).write(results);
+        if (!"false".equals(System.getenv("BENCH_REPORT"))) {
+            new BenchReport(root, seconds, repeat).write(results);
+        }
     }
 
     private static String credentials(Path jar) throws IOException, InterruptedException {
@@ -173,6 +198,17 @@ public final class BenchMain {
         ObjectNode m = sorted.get(sorted.size() / 2);
         m.put("repeats", runs.size());
         return m;
+    }
+
+    private static void deleteRecursively(Path path) throws IOException {
+        if (!java.nio.file.Files.exists(path)) {
+            return;
+        }
+        try (var walk = java.nio.file.Files.walk(path)) {
+            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                java.nio.file.Files.deleteIfExists(p);
+            }
+        }
     }
 
     static double ms(JsonNode r, String histogram, String field) {
