@@ -4,4 +4,4 @@
 # BENCH_SECONDS (default 30), BENCH_ONLY (scenario prefix), BENCH_REPEAT (default 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-exec java -cp "loadgen/target/classes:$(cat loadgen/target/runtime.classpath)" io.tbmq.loadgen.bench.BenchMain "$PWD"
+exec java -cp "loadgen/target/classes:$(cat loadgen/target/runtime.classpath)" io.tbmq.loadgen.bench.BenchMain "$PWD" "$@"

@@ -66,6 +66,13 @@ public final class BenchMain {
 
     public static void main(String[] args) throws Exception {
         Path root = Path.of(args.length > 0 ? args[0] : ".").toAbsolutePath();
+        if (args.length > 1 && args[1].equals("--report-only")) {
+            // Re-render docs/benchmarks.md and the plots from docs/bench/results.json.
+            List<ObjectNode> saved = new ArrayList<>();
+            JSON.readTree(root.resolve("docs/bench/results.json").toFile()).forEach(n -> saved.add((ObjectNode) n));
+            new BenchReport(root, Integer.parseInt(System.getenv().getOrDefault("BENCH_SECONDS", "30")), 1).write(saved);
+            return;
+        }
         int seconds = Integer.parseInt(System.getenv().getOrDefault("BENCH_SECONDS", "30"));
         int repeat = Integer.parseInt(System.getenv().getOrDefault("BENCH_REPEAT", "1"));
         String only = System.getenv().getOrDefault("BENCH_ONLY", "");

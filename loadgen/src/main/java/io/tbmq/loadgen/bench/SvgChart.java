@@ -14,7 +14,7 @@ final class SvgChart {
     private static final int LEFT = 70;
     private static final int RIGHT = 200;
     private static final int TOP = 40;
-    private static final int BOTTOM = 60;
+    private static final int BOTTOM = 95;
 
     private final String title;
     private final String xLabel;
@@ -86,8 +86,11 @@ final class SvgChart {
             s++;
         }
         for (int c = 0; c < categories.size(); c++) {
-            svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" font-size=\"10\" text-anchor=\"middle\">%s</text>%n",
-                    LEFT + (c + 0.5) * groupWidth, H - BOTTOM + 15, escape(categories.get(c))));
+            double x = LEFT + (c + 0.5) * groupWidth;
+            int y = H - BOTTOM + 12;
+            svg.append(String.format(Locale.ROOT,
+                    "<text x=\"%.1f\" y=\"%d\" font-size=\"10\" text-anchor=\"end\" transform=\"rotate(-35 %.1f %d)\">%s</text>%n",
+                    x, y, x, y, escape(categories.get(c))));
         }
         return svg.append("</svg>\n").toString();
     }
