@@ -1,6 +1,7 @@
 package io.tbmq.broker.app;
 
 import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -18,6 +19,9 @@ import io.tbmq.broker.config.MqttConfig;
 import io.tbmq.broker.config.SecurityConfig;
 import io.tbmq.broker.message.PublishMessage;
 import io.tbmq.broker.metrics.BrokerMetrics;
+import io.tbmq.broker.persistence.SessionStores;
+import io.tbmq.broker.persistence.StoreHooks;
+import io.tbmq.broker.session.Session;
 import io.tbmq.broker.protocol.BrokerServices;
 import io.tbmq.broker.retain.RetainedStore;
 import io.tbmq.broker.routing.MessageLog;
@@ -46,7 +50,7 @@ public final class BrokerCore implements AutoCloseable {
     private final MessageLog log;
 
     /** {@code logFactory} receives the routing entry point, so an in-process log can route what it appends. */
-    public BrokerCore(MqttConfig mqtt, SecurityConfig security, BrokerMetrics metrics,
+    public BrokerCore(MqttConfig mqtt, SecurityConfig security, BrokerMetrics metrics, SessionStores stores,
             Function<Consumer<PublishMessage>, MessageLog> logFactory) {
         this.metrics = metrics;
         ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, new DefaultThreadFactory("tbmq-timers", true));
@@ -59,12 +63,15 @@ public final class BrokerCore implements AutoCloseable {
         this.log = logFactory.apply(message -> router.route(message));
         Publisher publisher = new Publisher(log, retained, metrics);
         WillService wills = new WillService(publisher, timers);
+        Session.StoreHooks hooks = stores.devices() == null && stores.applications() == null ? null
+                : new StoreHooks(stores.devices(), stores.applications());
         this.sessions = new SessionRegistry(trie, timers, mqtt.maxQueuedMessages(), mqtt.queueQos0WhenOffline(),
-                (clientId, reason) -> metrics.dropped(reason), wills);
+                (clientId, reason) -> metrics.dropped(reason),
+                session -> CompletableFuture.allOf(wills.sessionEnded(session), stores.ended(session)), hooks);
         this.router = new Router(trie, sessions, metrics);
         Authenticator authenticator = new Authenticator(credentials(security), security.allowAnonymous(),
                 security.passwordCacheSize(), authExecutor != null ? authExecutor : Runnable::run);
-        this.services = new BrokerServices(mqtt, sessions, trie, retained, publisher, authenticator, wills, metrics, timers);
+        this.services = new BrokerServices(mqtt, sessions, trie, retained, publisher, authenticator, wills, metrics, timers, stores);
         metrics.gauge("tbmq.sessions", "sessions on this node", sessions::size);
         metrics.gauge("tbmq.subscriptions", "subscriptions in the trie", trie::size);
         metrics.gauge("tbmq.retained.messages", "retained messages", retained::size);
@@ -85,6 +92,10 @@ public final class BrokerCore implements AutoCloseable {
 
     public BrokerServices services() {
         return services;
+    }
+
+    public SessionRegistry sessions() {
+        return sessions;
     }
 
     public Router router() {

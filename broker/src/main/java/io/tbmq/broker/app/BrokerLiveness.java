@@ -8,8 +8,8 @@ import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Liveness;
 
 /**
- * {@code /q/health/live}: the MQTT listeners are bound. Kafka being away does not make the node
- * dead (restarting it would not help), only not ready.
+ * {@code /q/health/live}: the process is up (still starting, or serving). Kafka or Redis being
+ * away does not make the node dead (restarting it would not help), only not ready.
  */
 @Liveness
 @ApplicationScoped
@@ -20,7 +20,6 @@ public class BrokerLiveness implements HealthCheck {
 
     @Override
     public HealthCheckResponse call() {
-        boolean listening = broker.server() != null && broker.server().isListening();
-        return HealthCheckResponse.named("mqtt-listeners").status(listening).build();
+        return HealthCheckResponse.named("broker-process").status(broker.live()).build();
     }
 }

@@ -25,5 +25,7 @@ public interface BrokerConfig {
 
     RedisConfig redis();
 
+    PersistenceConfig persistence();
+
     ShutdownConfig shutdown();
 }

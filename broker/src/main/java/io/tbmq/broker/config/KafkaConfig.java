@@ -63,6 +63,10 @@ public interface KafkaConfig {
     @WithDefault("500")
     int consumerMaxPollRecords();
 
+    /** A consumer (a node) silent this long leaves its group and its partitions move to other nodes. */
+    @WithDefault("10s")
+    Duration consumerSessionTimeout();
+
     /** Extra client properties for every Kafka client (security.protocol, sasl.*, ssl.*). */
     Map<String, String> properties();
 }

@@ -1,30 +1,31 @@
 package io.tbmq.broker.kafka;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.jboss.logging.Logger;
 
 import io.tbmq.broker.config.KafkaConfig;
-import io.tbmq.broker.message.PublishMessage;
 
 /**
- * The node's side of Kafka other than producing: provisions the topics, runs the consumers that
- * route {@code tbmq.msg.all}, and keeps a connectivity probe for readiness. Kafka may be down
- * when the broker starts; provisioning then retries in the background and readiness stays false.
+ * The node's side of Kafka other than producing: topic provisioning, the consumer threads, and a
+ * connectivity probe for readiness. Kafka may be down when the broker starts: provisioning then
+ * retries until it answers.
  */
 public final class KafkaBackbone implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(KafkaBackbone.class);
     private static final long PROBE_STALE_MS = 6_000;
 
+    /** A topic the broker needs. */
+    public record TopicSpec(String name, int partitions, Map<String, String> configs) {
+    }
+
     private final KafkaConfig config;
-    private final KafkaClients clients;
-    private final KafkaTopics topics;
     private final Admin admin;
     private final List<LogConsumer> consumers = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
@@ -32,50 +33,59 @@ public final class KafkaBackbone implements AutoCloseable {
     private volatile long lastProbeOk;
     private volatile String lastProbeError = "not probed yet";
     private volatile boolean running = true;
-    private Thread supervisor;
+    private final Thread prober;
 
-    public KafkaBackbone(KafkaConfig config, KafkaClients clients, KafkaTopics topics) {
+    public KafkaBackbone(KafkaConfig config, KafkaClients clients) {
         this.config = config;
-        this.clients = clients;
-        this.topics = topics;
         var props = clients.common("admin");
         props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "3000");
         props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "5000");
         this.admin = Admin.create(props);
+        this.prober = new Thread(() -> {
+            while (running) {
+                probe();
+                sleep(2_000);
+            }
+        }, "tbmq-kafka-probe");
+        prober.setDaemon(true);
+        prober.start();
     }
 
-    /** Provisions topics (retrying), then starts {@code consumers} threads routing tbmq.msg.all. */
-    public void start(Consumer<PublishMessage> router) {
-        supervisor = new Thread(() -> run(router), "tbmq-kafka-supervisor");
-        supervisor.setDaemon(true);
-        supervisor.start();
+    public Admin admin() {
+        return admin;
     }
 
-    private void run(Consumer<PublishMessage> router) {
+    /** Creates the topics (or raises their partitions), retrying until Kafka answers; blocks. */
+    public void provision(List<TopicSpec> topics) {
         long backoff = 500;
-        while (running && !topicsReady) {
+        while (running) {
             try {
                 if (config.createTopics()) {
-                    new TopicProvisioner(admin).ensure(topics.msgAll(), config.msgAllPartitions(), config.replicationFactor(), Map.of());
+                    TopicProvisioner provisioner = new TopicProvisioner(admin);
+                    for (TopicSpec t : topics) {
+                        provisioner.ensure(t.name(), t.partitions(), config.replicationFactor(), t.configs());
+                    }
                 }
                 topicsReady = true;
+                return;
             } catch (Exception e) {
                 LOG.warnf("Kafka at %s not usable yet (%s); retrying", config.bootstrapServers(), rootMessage(e));
                 sleep(backoff);
                 backoff = Math.min(backoff * 2, 5_000);
             }
         }
-        for (int i = 0; running && i < config.msgAllConsumers(); i++) {
-            LogConsumer consumer = new LogConsumer(clients.consumer(topics.msgAllGroup(), "msg-all-" + i), topics.msgAll(), router);
-            Thread t = new Thread(consumer, "tbmq-msg-all-" + i);
+    }
+
+    /** Starts {@code count} threads consuming {@code topic} in group {@code group}. */
+    public void consume(String name, KafkaClients clients, String group, String topic, int count, LogConsumer.BatchHandler handler,
+            Duration handlerTimeout) {
+        for (int i = 0; i < count; i++) {
+            LogConsumer consumer = new LogConsumer(clients.consumer(group, name + "-" + i), topic, handler, handlerTimeout);
+            Thread t = new Thread(consumer, "tbmq-" + name + "-" + i);
             t.setDaemon(true);
             consumers.add(consumer);
             threads.add(t);
             t.start();
-        }
-        while (running) {
-            probe();
-            sleep(2_000);
         }
     }
 
@@ -88,7 +98,7 @@ public final class KafkaBackbone implements AutoCloseable {
         }
     }
 
-    private static String rootMessage(Throwable e) {
+    static String rootMessage(Throwable e) {
         Throwable t = e;
         while (t.getCause() != null) {
             t = t.getCause();
@@ -104,7 +114,7 @@ public final class KafkaBackbone implements AutoCloseable {
         }
     }
 
-    /** Topics exist, consumers run, and Kafka answered within the last few seconds. */
+    /** Topics exist and Kafka answered within the last few seconds. */
     public boolean ready() {
         return topicsReady && System.currentTimeMillis() - lastProbeOk < PROBE_STALE_MS;
     }
@@ -116,9 +126,8 @@ public final class KafkaBackbone implements AutoCloseable {
         return ready() ? "connected to " + config.bootstrapServers() : "unreachable: " + lastProbeError;
     }
 
-    @Override
-    public void close() {
-        running = false;
+    /** Stops the consumers; their last processed offsets are committed. */
+    public void stopConsumers() {
         consumers.forEach(LogConsumer::stop);
         for (Thread t : threads) {
             try {
@@ -127,9 +136,13 @@ public final class KafkaBackbone implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        if (supervisor != null) {
-            supervisor.interrupt();
-        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        stopConsumers();
+        prober.interrupt();
         admin.close();
     }
 }

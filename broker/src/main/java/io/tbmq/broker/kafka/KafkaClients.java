@@ -58,6 +58,12 @@ public final class KafkaClients {
         p.put(ConsumerConfig.FETCH_MIN_BYTES_CONFIG, Integer.toString(config.consumerFetchMinBytes()));
         p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, Long.toString(config.consumerFetchMaxWait().toMillis()));
         p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
+        // Static membership: a restarted node (same stable node id) takes its partitions back at once
+        // instead of waiting for its dead members to time out; the short session timeout bounds the
+        // pause when a node does not come back.
+        p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "tbmq-" + nodeId + "-" + clientIdSuffix);
+        p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, Long.toString(config.consumerSessionTimeout().toMillis()));
+        p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, Long.toString(Math.max(500, config.consumerSessionTimeout().toMillis() / 5)));
         return p;
     }
 }

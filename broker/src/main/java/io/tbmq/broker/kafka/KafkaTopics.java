@@ -13,6 +13,20 @@ public final class KafkaTopics {
         return prefix + "tbmq.msg.all";
     }
 
+    /** Copies for persistent DEVICE sessions, keyed by subscriber client id, on their way to Redis. */
+    public String msgPersisted() {
+        return prefix + "tbmq.msg.persisted";
+    }
+
+    public String msgPersistedGroup() {
+        return prefix + "tbmq-msg-persisted";
+    }
+
+    /** Persistent sessions: client id -> session state (compacted). */
+    public String clientSessions() {
+        return prefix + "tbmq.client.session";
+    }
+
     /** The consumer group that routes {@link #msgAll()}: one across the cluster. */
     public String msgAllGroup() {
         return prefix + "tbmq-msg-all-router";

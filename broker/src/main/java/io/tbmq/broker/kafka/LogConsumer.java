@@ -1,51 +1,94 @@
 package io.tbmq.broker.kafka;
 
 import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
-import java.util.function.Consumer;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.jboss.logging.Logger;
 
-import io.tbmq.broker.message.PublishMessage;
-import io.tbmq.broker.message.PublishMessageCodec;
 import io.tbmq.broker.util.RateLimitedLog;
 
 /**
- * One consumer thread of a broker topic: polls, decodes each record into a {@link PublishMessage}
- * and hands it on. A record that cannot be decoded is logged and skipped, never retried forever.
+ * One consumer thread of a broker topic with at-least-once processing: each polled batch is
+ * handed over whole; its offsets are committed only when the handler's future completes; if it
+ * fails, the consumer seeks back to the batch and tries again after a pause, so nothing that was
+ * acknowledged upstream is skipped (the seeds' durability argument: commit after the store acked).
  */
 public final class LogConsumer implements Runnable {
     private static final Logger LOG = Logger.getLogger(LogConsumer.class);
-    private static final RateLimitedLog BAD_RECORDS = new RateLimitedLog(LOG, 5);
+    private static final RateLimitedLog RETRIES = new RateLimitedLog(LOG, 1);
+
+    /** Processes one batch; the future completes when what must be durable is durable. */
+    public interface BatchHandler {
+        CompletableFuture<Void> handle(ConsumerRecords<byte[], byte[]> records);
+    }
 
     private final Properties properties;
     private final String topic;
-    private final Consumer<PublishMessage> handler;
+    private final BatchHandler handler;
+    private final Duration handlerTimeout;
+    private final Map<TopicPartition, OffsetAndMetadata> processed = new HashMap<>();
     private volatile boolean running = true;
     private volatile KafkaConsumer<byte[], byte[]> consumer;
 
-    public LogConsumer(Properties properties, String topic, Consumer<PublishMessage> handler) {
-        this.properties = properties;
+    public LogConsumer(Properties properties, String topic, BatchHandler handler, Duration handlerTimeout) {
+        this.properties = new Properties();
+        this.properties.putAll(properties);
+        this.properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         this.topic = topic;
         this.handler = handler;
+        this.handlerTimeout = handlerTimeout;
     }
 
     @Override
     public void run() {
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(properties)) {
             consumer = c;
-            c.subscribe(List.of(topic));
+            c.subscribe(List.of(topic), new ConsumerRebalanceListener() {
+                @Override
+                public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                    commitProcessed(c, true);
+                }
+
+                @Override
+                public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                }
+            });
+            long backoff = 100;
             while (running) {
                 ConsumerRecords<byte[], byte[]> records = c.poll(Duration.ofMillis(200));
-                for (ConsumerRecord<byte[], byte[]> record : records) {
-                    dispatch(record);
+                if (records.isEmpty()) {
+                    continue;
+                }
+                if (process(records)) {
+                    for (TopicPartition tp : records.partitions()) {
+                        List<ConsumerRecord<byte[], byte[]>> list = records.records(tp);
+                        processed.put(tp, new OffsetAndMetadata(list.get(list.size() - 1).offset() + 1));
+                    }
+                    commitProcessed(c, false);
+                    backoff = 100;
+                } else {
+                    for (TopicPartition tp : records.partitions()) {
+                        c.seek(tp, records.records(tp).get(0).offset());
+                    }
+                    sleep(backoff);
+                    backoff = Math.min(backoff * 2, 5_000);
                 }
             }
+            commitProcessed(c, true);
         } catch (WakeupException e) {
             if (running) {
                 throw e;
@@ -56,19 +99,42 @@ public final class LogConsumer implements Runnable {
         }
     }
 
-    private void dispatch(ConsumerRecord<byte[], byte[]> record) {
-        PublishMessage message;
+    private boolean process(ConsumerRecords<byte[], byte[]> records) {
         try {
-            message = PublishMessageCodec.decode(record.value());
-        } catch (IllegalArgumentException e) {
-            BAD_RECORDS.info("skipping undecodable record %s-%d@%d: %s", record.topic(), record.partition(), record.offset(),
-                    e.getMessage());
+            handler.handle(records).get(handlerTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (Exception e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            RETRIES.info("batch of %d records from %s not processed (%s); retrying", records.count(), topic, cause.toString());
+            return false;
+        }
+    }
+
+    private void commitProcessed(KafkaConsumer<byte[], byte[]> c, boolean sync) {
+        if (processed.isEmpty()) {
             return;
         }
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>(processed);
+        processed.clear();
         try {
-            handler.accept(message);
+            if (sync) {
+                c.commitSync(offsets);
+            } else {
+                c.commitAsync(offsets, null);
+            }
         } catch (RuntimeException e) {
-            LOG.errorf(e, "routing failed for a message on %s", message.topic());
+            LOG.debugf("commit of %s failed: %s", topic, e.getMessage());
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -5,6 +5,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import io.tbmq.broker.auth.Authenticator;
 import io.tbmq.broker.config.MqttConfig;
 import io.tbmq.broker.metrics.BrokerMetrics;
+import io.tbmq.broker.persistence.SessionStores;
 import io.tbmq.broker.retain.RetainedStore;
 import io.tbmq.broker.routing.Publisher;
 import io.tbmq.broker.session.SessionRegistry;
@@ -17,5 +18,5 @@ import io.tbmq.broker.will.WillService;
  */
 public record BrokerServices(MqttConfig mqtt, SessionRegistry sessions, SubscriptionTrie trie, RetainedStore retained,
         Publisher publisher, Authenticator authenticator, WillService wills, BrokerMetrics metrics,
-        ScheduledExecutorService timers) {
+        ScheduledExecutorService timers, SessionStores stores) {
 }

@@ -22,6 +22,11 @@ import io.netty.handler.timeout.IdleStateHandler;
 import io.tbmq.broker.auth.Authenticator;
 import io.tbmq.broker.config.MqttConfig;
 import io.tbmq.broker.message.MessageProperties;
+import io.tbmq.broker.persistence.StoredMessage;
+import io.tbmq.broker.persistence.redis.DeviceMessageStore;
+import io.tbmq.broker.session.OutboundMessage;
+import io.tbmq.broker.session.Persistence;
+import io.tbmq.broker.session.Session;
 import io.tbmq.broker.session.SessionRegistry;
 import io.tbmq.broker.topic.Topics;
 import io.tbmq.broker.will.Will;
@@ -113,33 +118,31 @@ final class ConnectHandler {
                         connected.complete(false);
                         return;
                     }
-                    connected.complete(afterAuthentication(c, outcome, id, idAssigned, cleanStart, requestedExpiry,
-                            grantedExpiry, finalWill, finalKeepAlive, finalServerKeepAlive, responseInformation));
+                    afterAuthentication(c, outcome, id, idAssigned, cleanStart, requestedExpiry, grantedExpiry, finalWill,
+                            finalKeepAlive, finalServerKeepAlive, responseInformation)
+                            .whenComplete((ok, e) -> connected.complete(e == null && ok));
                 }));
         return connected;
     }
 
-    private boolean afterAuthentication(Connection c, Authenticator.Outcome outcome, String clientId, boolean assigned,
-            boolean cleanStart, long requestedExpiry, long grantedExpiry, Will will, int keepAlive, int serverKeepAlive,
-            boolean responseInformation) {
+    private CompletableFuture<Boolean> afterAuthentication(Connection c, Authenticator.Outcome outcome, String clientId,
+            boolean assigned, boolean cleanStart, long requestedExpiry, long grantedExpiry, Will will, int keepAlive,
+            int serverKeepAlive, boolean responseInformation) {
         if (!c.channel().isActive() || c.state != Connection.State.AUTHENTICATING) {
-            return false;
+            return CompletableFuture.completedFuture(false);
         }
         switch (outcome.result()) {
             case BAD_CREDENTIALS -> {
-                refuse(c, 0x86, V3_BAD_CREDENTIALS, "bad user name or password");
-                return false;
+                return refuse(c, 0x86, V3_BAD_CREDENTIALS, "bad user name or password").toCompletableFuture();
             }
             case NOT_AUTHORIZED -> {
-                refuse(c, 0x87, V3_NOT_AUTHORIZED, "not authorized");
-                return false;
+                return refuse(c, 0x87, V3_NOT_AUTHORIZED, "not authorized").toCompletableFuture();
             }
             case OK -> {
             }
         }
         if (will != null && !outcome.identity().acl().canPublish(will.topic())) {
-            refuse(c, 0x87, V3_NOT_AUTHORIZED, "not authorized to publish the Will to " + will.topic());
-            return false;
+            return refuse(c, 0x87, V3_NOT_AUTHORIZED, "not authorized to publish the Will to " + will.topic()).toCompletableFuture();
         }
         BrokerServices broker = c.broker();
         c.clientId(clientId);
@@ -147,25 +150,92 @@ final class ConnectHandler {
         c.will(will);
         SessionRegistry.Opened opened = broker.sessions().open(clientId, cleanStart, grantedExpiry, c);
         broker.wills().cancel(clientId);
-        c.session(opened.session());
-        opened.session().deliveryAcl(outcome.identity().acl());
-
-        MqttProperties props = MqttProperties.NO_PROPERTIES;
-        if (c.isV5()) {
-            props = connAckProperties(broker.mqtt(), clientId, assigned, requestedExpiry, grantedExpiry, serverKeepAlive,
-                    responseInformation);
+        Session session = opened.session();
+        c.session(session);
+        session.deliveryAcl(outcome.identity().acl());
+        session.persistence(broker.stores().kindFor(outcome.identity().type(), grantedExpiry));
+        MqttProperties props = c.isV5() ? connAckProperties(broker.mqtt(), clientId, assigned, requestedExpiry, grantedExpiry,
+                serverKeepAlive, responseInformation) : MqttProperties.NO_PROPERTIES;
+        // A clean start waits until the replaced session's stored messages are gone; an APPLICATION
+        // session needs its topic before anything can be routed to it.
+        CompletableFuture<Void> ready = opened.previousEnded();
+        if (session.persistence() == Persistence.APPLICATION) {
+            ready = ready.thenCompose(v -> broker.stores().applications().prepare(clientId));
         }
+        if (ready.isDone() && !ready.isCompletedExceptionally()) {
+            return CompletableFuture.completedFuture(finish(c, session, opened.present(), props, keepAlive));
+        }
+        CompletableFuture<Boolean> connected = new CompletableFuture<>();
+        ready.whenComplete((v, error) -> c.channel().eventLoop().execute(() -> {
+            if (error != null) {
+                LOG.warnf("session stores not ready for %s: %s", clientId, error.getMessage());
+                refuse(c, 0x88, V3_SERVER_UNAVAILABLE, "session store unavailable");
+                connected.complete(false);
+            } else {
+                connected.complete(c.channel().isActive() && finish(c, session, opened.present(), props, keepAlive));
+            }
+        }));
+        return connected;
+    }
+
+    private boolean finish(Connection c, Session session, boolean present, MqttProperties props, int keepAlive) {
+        BrokerServices broker = c.broker();
+        LOG.debugf("connected: %s, session present %s, %s", c, present, session.persistence());
         c.state = Connection.State.CONNECTED;
-        c.write(Packets.connAck(0, opened.present(), props));
+        c.write(Packets.connAck(0, present, props));
         if (keepAlive > 0) {
             // One and a half times the keep alive without a packet ends the connection [MQTT-3.1.2-24].
             c.channel().pipeline().addBefore(PacketDispatcher.NAME, KEEP_ALIVE_HANDLER,
                     new IdleStateHandler(keepAlive * 1500L, 0, 0, TimeUnit.MILLISECONDS));
         }
-        opened.session().resume(c);
+        broker.sessions().journal().saved(session, 0);
+        if (session.everDevice() && broker.stores().devices() != null) {
+            restoreFromStore(c, session);
+        } else {
+            session.resume(c);
+        }
+        if (session.persistence() == Persistence.APPLICATION) {
+            broker.stores().applications().attach(session, c);
+        }
         c.flush();
         c.resumeAfterAuthentication();
         return true;
+    }
+
+    /** A DEVICE session resumes from Redis: PUBREL for released messages, then every stored message in order. */
+    private static void restoreFromStore(Connection c, Session session) {
+        DeviceMessageStore store = c.broker().stores().devices();
+        session.beginLoading();
+        session.attach(c);
+        store.load(session.clientId()).whenComplete((loaded, error) -> c.channel().eventLoop().execute(() -> {
+            if (error != null) {
+                LOG.warnf("stored messages of %s not loaded: %s", session.clientId(), error.getMessage());
+                session.abandonLoading();
+                session.resume(c);
+                return;
+            }
+            java.util.List<Integer> released = new java.util.ArrayList<>();
+            java.util.List<OutboundMessage> stored = new java.util.ArrayList<>();
+            long dupThreshold = session.dupThreshold(loaded.deliveredScore());
+            long max = 0;
+            for (DeviceMessageStore.Entry e : loaded.entries()) {
+                max = Math.max(max, e.score());
+                if (e.released()) {
+                    released.add(e.packetId());
+                } else {
+                    try {
+                        stored.add(StoredMessage.decode(e.value(), e.packetId(), e.score(), e.score() <= dupThreshold));
+                    } catch (IllegalArgumentException bad) {
+                        LOG.warnf("unreadable stored message %d of %s skipped", e.packetId(), session.clientId());
+                    }
+                }
+            }
+            session.restore(released.stream().mapToInt(Integer::intValue).toArray(), stored);
+            session.resume(c);
+            if (max > 0) {
+                store.delivered(session.clientId(), max);
+            }
+        }));
     }
 
     private static MqttProperties connAckProperties(MqttConfig cfg, String clientId, boolean assigned, long requestedExpiry,

@@ -21,6 +21,7 @@ import io.tbmq.broker.auth.ClientIdentity;
 import io.tbmq.broker.message.PublishMessage;
 import io.tbmq.broker.session.DeliverySink;
 import io.tbmq.broker.session.OutboundMessage;
+import io.tbmq.broker.session.Persistence;
 import io.tbmq.broker.session.Session;
 import io.tbmq.broker.util.Clock;
 import io.tbmq.broker.will.Will;
@@ -32,6 +33,7 @@ import io.tbmq.broker.will.Will;
  * {@link #scheduleDrain()} and {@link #takenOver(boolean)} runs on the channel's event loop.
  */
 public final class Connection implements DeliverySink {
+    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(Connection.class);
     public static final AttributeKey<Connection> KEY = AttributeKey.valueOf("tbmq.connection");
 
     enum State { AWAITING_CONNECT, AUTHENTICATING, CONNECTED, CLOSING }
@@ -386,6 +388,9 @@ public final class Connection implements DeliverySink {
 
     /** The channel closed: Will, session detach, cleanup. Called once, on the event loop. */
     void closed() {
+        if (LOG.isDebugEnabled()) {
+            LOG.debugf("closed: %s (session attached: %s)", this, session != null);
+        }
         state = State.CLOSING;
         MqttMessage held;
         while ((held = heldWhileConnecting.poll()) != null) {
@@ -404,6 +409,9 @@ public final class Connection implements DeliverySink {
             } else {
                 broker.wills().connectionLost(will, s.expiryIntervalSeconds());
             }
+        }
+        if (s.persistence() == Persistence.APPLICATION && broker.stores().applications() != null) {
+            broker.stores().applications().detach(s.clientId(), this);
         }
         broker.sessions().disconnected(s, this);
     }

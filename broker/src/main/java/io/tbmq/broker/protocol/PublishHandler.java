@@ -74,6 +74,15 @@ final class PublishHandler {
             refuse(c, qos, packetId, NOT_AUTHORIZED, "not authorized to publish to " + topic);
             return;
         }
+        if (qos > 0 && c.broker().stores().storeDown()) {
+            // Refused visibly rather than accepted into a pipeline that cannot reach its store.
+            if (c.isV5()) {
+                refuse(c, qos, packetId, UNSPECIFIED_ERROR, "persistent session store unavailable");
+            } else {
+                c.close();
+            }
+            return;
+        }
         String responseTopic = c.isV5() ? Props.string(props, MqttPropertyType.RESPONSE_TOPIC) : null;
         if (responseTopic != null && (responseTopic.indexOf('+') >= 0 || responseTopic.indexOf('#') >= 0)) {
             c.disconnect(0x82, "Response Topic contains wildcards [MQTT-3.3.2-14]");

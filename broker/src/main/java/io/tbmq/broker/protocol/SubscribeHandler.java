@@ -75,6 +75,9 @@ final class SubscribeHandler {
                 }
             }
         }
+        if (session.expiryIntervalSeconds() > 0) {
+            c.broker().sessions().journal().saved(session, 0);
+        }
         c.writeAndFlush(Packets.subAck(packetId, codes, MqttProperties.NO_PROPERTIES));
         for (OutboundMessage m : retained) {
             session.offer(m);

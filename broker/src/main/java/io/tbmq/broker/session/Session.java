@@ -24,6 +24,7 @@ import io.tbmq.broker.topic.TopicFilter;
  */
 public final class Session {
     private final String clientId;
+    private final long epoch;
     private final int maxQueued;
     private final boolean queueQos0Offline;
     private final Map<String, SubscriptionEntry> subscriptions = new ConcurrentHashMap<>();
@@ -33,17 +34,45 @@ public final class Session {
     private final DropCounter drops;
     private volatile DeliverySink sink;
     private volatile Acl deliveryAcl;
+    private volatile Persistence persistence = Persistence.MEMORY;
+    private volatile boolean everDevice;
+    private StoreHooks storeHooks;
+    /** Highest store score queued or sent: a store message at or below it is already here. */
+    private long lastScore;
+    /** Highest store score written to a client by this process. */
+    private long sentScore;
+    /** Read back from the session log after a restart: what was sent before is only known to the store. */
+    private volatile boolean restoredAfterRestart;
+    /** Between a reconnect and the end of loading the store, store messages wait here. */
+    private java.util.List<OutboundMessage> arrivedWhileLoading;
     private volatile long expiryIntervalSeconds;
     private int nextPacketId = 1;
     private ScheduledFuture<?> expiryTimer;
     private boolean ended;
 
     public Session(String clientId, long expiryIntervalSeconds, int maxQueued, boolean queueQos0Offline, DropCounter drops) {
+        this(clientId, java.util.concurrent.ThreadLocalRandom.current().nextLong(), expiryIntervalSeconds, maxQueued,
+                queueQos0Offline, drops);
+    }
+
+    /** A session restored after a restart keeps its epoch: records routed for it before are still its own. */
+    public Session(String clientId, long epoch, long expiryIntervalSeconds, int maxQueued, boolean queueQos0Offline,
+            DropCounter drops) {
         this.clientId = clientId;
+        this.epoch = epoch;
         this.expiryIntervalSeconds = expiryIntervalSeconds;
         this.maxQueued = maxQueued;
         this.queueQos0Offline = queueQos0Offline;
         this.drops = drops;
+    }
+
+    /** Tells the persistent store about acknowledgements of messages it assigned. Event loop. */
+    public interface StoreHooks {
+        /** PUBACK, PUBCOMP, or an error PUBREC: done. {@code score} is the store's key of the message. */
+        void acknowledged(Session session, int packetId, long score);
+
+        /** PUBREC: only PUBREL is owed now. */
+        void released(Session session, int packetId, long score);
     }
 
     /** Counts messages a session could not keep (queue full, offline QoS 0, expired). */
@@ -56,6 +85,31 @@ public final class Session {
 
     public String clientId() {
         return clientId;
+    }
+
+    /** Random per session: records addressed to an ended or replaced session are recognised and dropped. */
+    public long epoch() {
+        return epoch;
+    }
+
+    public Persistence persistence() {
+        return persistence;
+    }
+
+    public void persistence(Persistence p) {
+        this.persistence = p;
+        if (p == Persistence.DEVICE) {
+            everDevice = true;
+        }
+    }
+
+    /** Whether anything of this session may be in the DEVICE store (to load on resume, to clear at the end). */
+    public boolean everDevice() {
+        return everDevice;
+    }
+
+    public synchronized void storeHooks(StoreHooks hooks) {
+        this.storeHooks = hooks;
     }
 
     public long expiryIntervalSeconds() {
@@ -97,6 +151,20 @@ public final class Session {
                 return;
             }
             target = sink;
+            if (message.stored()) {
+                if (arrivedWhileLoading != null) {
+                    arrivedWhileLoading.add(message);
+                    return;
+                }
+                if (message.score() <= lastScore || target == null) {
+                    // Already queued, or offline: the store keeps it until the client is back.
+                    return;
+                }
+                lastScore = message.score();
+                queue.add(message);
+                target.scheduleDrain();
+                return;
+            }
             if (target == null && message.qos() == 0 && !queueQos0Offline) {
                 drops.dropped(clientId, "qos0-offline");
                 return;
@@ -149,10 +217,22 @@ public final class Session {
                 if (inflight.size() >= window) {
                     break;
                 }
+                int packetId;
+                if (next.packetId() != 0) {
+                    if (inflight.contains(next.packetId())) {
+                        // The store wrapped onto an id still unacknowledged: wait for its ack.
+                        break;
+                    }
+                    packetId = next.packetId();
+                } else {
+                    packetId = allocatePacketId();
+                }
                 queue.poll();
-                int packetId = allocatePacketId();
-                if (target.writePublish(next, packetId, false)) {
+                if (target.writePublish(next, packetId, next.dup())) {
                     inflight.add(new InflightWindow.Entry(packetId, next));
+                    sentScore = Math.max(sentScore, next.score());
+                } else if (next.stored()) {
+                    ackStore(packetId, next.score(), true);
                 }
                 wrote = true;
             }
@@ -182,9 +262,22 @@ public final class Session {
                 return false;
             }
             inflight.remove(packetId);
+            if (f.message.stored()) {
+                ackStore(packetId, f.message.score(), true);
+            }
         }
         drainLater();
         return true;
+    }
+
+    private void ackStore(int packetId, long score, boolean done) {
+        if (storeHooks != null) {
+            if (done) {
+                storeHooks.acknowledged(this, packetId, score);
+            } else {
+                storeHooks.released(this, packetId, score);
+            }
+        }
     }
 
     /**
@@ -199,10 +292,16 @@ public final class Session {
             }
             if (reasonCode >= 0x80) {
                 inflight.remove(packetId);
+                if (f.message.stored()) {
+                    ackStore(packetId, f.message.score(), true);
+                }
                 drainLater();
                 return false;
             }
             f.released = true;
+            if (f.message.stored()) {
+                ackStore(packetId, f.message.score(), false);
+            }
             return true;
         }
     }
@@ -215,6 +314,9 @@ public final class Session {
                 return false;
             }
             inflight.remove(packetId);
+            if (f.message == null || f.message.stored()) {
+                ackStore(packetId, f.message == null ? 0 : f.message.score(), true);
+            }
         }
         drainLater();
         return true;
@@ -233,6 +335,81 @@ public final class Session {
 
     public synchronized int queuedCount() {
         return queue.size();
+    }
+
+    /**
+     * A reconnect began loading the DEVICE store. What memory held of stored messages is dropped
+     * (the store is the truth, memory may predate a crash); store messages arriving meanwhile wait.
+     */
+    public synchronized void beginLoading() {
+        if (arrivedWhileLoading == null) {
+            arrivedWhileLoading = new java.util.ArrayList<>();
+        }
+        queue.removeIf(OutboundMessage::stored);
+        for (InflightWindow.Entry e : inflight.snapshot()) {
+            if (e.message == null || e.message.stored()) {
+                inflight.remove(e.packetId);
+            }
+        }
+        lastScore = 0;
+    }
+
+    public void restoredAfterRestart() {
+        this.restoredAfterRestart = true;
+    }
+
+    /**
+     * Stored messages up to this score were sent before and go out again with DUP: what this
+     * process wrote, and, for a session restored after a restart, the store's marker (which may
+     * count a message written to the store while connected but never sent: DUP errs on the safe side).
+     */
+    public synchronized long dupThreshold(long storeMarker) {
+        return restoredAfterRestart ? Math.max(sentScore, storeMarker) : sentScore;
+    }
+
+    /** The state to persist for this session (its subscriptions as they are now). */
+    public SessionState state(long disconnectedAtMillis) {
+        List<SessionState.Sub> subs = new java.util.ArrayList<>();
+        for (SubscriptionEntry e : subscriptions.values()) {
+            subs.add(new SessionState.Sub(e.filter().raw(), e.options()));
+        }
+        return new SessionState(clientId, epoch, persistence, expiryIntervalSeconds, disconnectedAtMillis, List.copyOf(subs));
+    }
+
+    /**
+     * The store's content replaces what memory held of it (the store is the truth; memory may be
+     * from before a crash): {@code released} ids owe a PUBREL, {@code stored} are queued in order,
+     * then whatever arrived while loading and is newer.
+     */
+    public synchronized void restore(int[] released, List<OutboundMessage> stored) {
+        inflight.clear();
+        queue.removeIf(OutboundMessage::stored);
+        for (int packetId : released) {
+            InflightWindow.Entry e = new InflightWindow.Entry(packetId, null);
+            e.released = true;
+            inflight.add(e);
+        }
+        ArrayDeque<OutboundMessage> inMemoryOnly = new ArrayDeque<>(queue);
+        queue.clear();
+        for (OutboundMessage m : stored) {
+            queue.add(m);
+            lastScore = Math.max(lastScore, m.score());
+        }
+        queue.addAll(inMemoryOnly);
+        if (arrivedWhileLoading != null) {
+            for (OutboundMessage m : arrivedWhileLoading) {
+                if (m.score() > lastScore) {
+                    queue.add(m);
+                    lastScore = m.score();
+                }
+            }
+            arrivedWhileLoading = null;
+        }
+    }
+
+    /** Loading failed (store unreachable): nothing is restored; the stored messages wait for the next connect. */
+    public synchronized void abandonLoading() {
+        arrivedWhileLoading = null;
     }
 
     // ---- inbound QoS 2 ---------------------------------------------------------------------
@@ -264,11 +441,7 @@ public final class Session {
     public void resume(DeliverySink target) {
         List<InflightWindow.Entry> resend;
         synchronized (this) {
-            sink = target;
-            if (expiryTimer != null) {
-                expiryTimer.cancel(false);
-                expiryTimer = null;
-            }
+            attach(target);
             resend = inflight.snapshot();
         }
         for (InflightWindow.Entry f : resend) {
@@ -282,6 +455,15 @@ public final class Session {
             target.flush();
         }
         drain(target);
+    }
+
+    /** Makes {@code target} the session's connection without sending anything yet. */
+    public synchronized void attach(DeliverySink target) {
+        sink = target;
+        if (expiryTimer != null) {
+            expiryTimer.cancel(false);
+            expiryTimer = null;
+        }
     }
 
     /** Detaches the connection if it is still the current one; returns whether it was. */

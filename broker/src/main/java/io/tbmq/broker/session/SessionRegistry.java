@@ -1,6 +1,7 @@
 package io.tbmq.broker.session;
 
 import java.util.Collection;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -14,6 +15,7 @@ import io.tbmq.broker.subscription.SubscriptionTrie;
  * a lock stripe so a connect racing a disconnect or an expiry sees one consistent order.
  */
 public final class SessionRegistry {
+    private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
     private final ConcurrentHashMap<String, Session> sessions = new ConcurrentHashMap<>();
     private final ReentrantLock[] stripes = new ReentrantLock[64];
     private final SubscriptionTrie trie;
@@ -23,16 +25,24 @@ public final class SessionRegistry {
     private final Session.DropCounter drops;
     private final SessionListener listener;
 
-    /** Told when a session ends, so a pending delayed Will is published then (§3.1.2.5). */
+    /**
+     * Told when a session ends: a pending delayed Will is published then (§3.1.2.5), stored
+     * messages are deleted. The future completes when that cleanup is done.
+     */
     public interface SessionListener {
-        void sessionEnded(Session session);
+        CompletableFuture<Void> sessionEnded(Session session);
     }
 
-    public record Opened(Session session, boolean present) {
+    /** @param previousEnded completes when the cleanup of a session this one replaced is done */
+    public record Opened(Session session, boolean present, CompletableFuture<Void> previousEnded) {
     }
+
+    private final Session.StoreHooks storeHooks;
+    private volatile SessionJournal journal = SessionJournal.NONE;
 
     public SessionRegistry(SubscriptionTrie trie, ScheduledExecutorService timers, int maxQueued,
-            boolean queueQos0Offline, Session.DropCounter drops, SessionListener listener) {
+            boolean queueQos0Offline, Session.DropCounter drops, SessionListener listener, Session.StoreHooks storeHooks) {
+        this.storeHooks = storeHooks;
         this.trie = trie;
         this.timers = timers;
         this.maxQueued = maxQueued;
@@ -42,6 +52,14 @@ public final class SessionRegistry {
         for (int i = 0; i < stripes.length; i++) {
             stripes[i] = new ReentrantLock();
         }
+    }
+
+    public void journal(SessionJournal j) {
+        this.journal = j;
+    }
+
+    public SessionJournal journal() {
+        return journal;
     }
 
     private ReentrantLock lock(String clientId) {
@@ -84,13 +102,12 @@ public final class SessionRegistry {
                 if (!cleanStart && !existing.isEnded()) {
                     existing.expiryIntervalSeconds(expiryIntervalSeconds);
                     existing.expiryTimer(null);
-                    return new Opened(existing, true);
+                    return new Opened(existing, true, DONE);
                 }
-                endLocked(existing);
+                CompletableFuture<Void> ended = endLocked(existing);
+                return new Opened(create(clientId, expiryIntervalSeconds), false, ended);
             }
-            Session created = new Session(clientId, expiryIntervalSeconds, maxQueued, queueQos0Offline, drops);
-            sessions.put(clientId, created);
-            return new Opened(created, false);
+            return new Opened(create(clientId, expiryIntervalSeconds), false, DONE);
         } finally {
             lock.unlock();
         }
@@ -110,9 +127,47 @@ public final class SessionRegistry {
             long expiry = session.expiryIntervalSeconds();
             if (expiry == 0) {
                 endLocked(session);
-            } else if (expiry < 0xFFFFFFFFL) {
-                session.expiryTimer(timers.schedule(() -> expire(session), expiry, TimeUnit.SECONDS));
+            } else {
+                journal.saved(session, System.currentTimeMillis());
+                scheduleExpiry(session, expiry * 1000);
             }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void scheduleExpiry(Session session, long millis) {
+        if (session.expiryIntervalSeconds() < 0xFFFFFFFFL) {
+            session.expiryTimer(timers.schedule(() -> expire(session), Math.max(0, millis), TimeUnit.MILLISECONDS));
+        }
+    }
+
+    /**
+     * A persistent session read back after a restart: offline, its subscriptions back in the trie,
+     * expiring when it would have had the broker not stopped (from its disconnect, or from now if
+     * it was connected when the broker died).
+     */
+    public void restore(SessionState state, long nowMillis) {
+        ReentrantLock lock = lock(state.clientId());
+        lock.lock();
+        try {
+            Session session = new Session(state.clientId(), state.epoch(), state.expiryIntervalSeconds(), maxQueued,
+                    queueQos0Offline, drops);
+            session.storeHooks(storeHooks);
+            session.persistence(state.persistence());
+            session.restoredAfterRestart();
+            for (SessionState.Sub sub : state.subscriptions()) {
+                io.tbmq.broker.topic.TopicFilter filter = io.tbmq.broker.topic.Topics.parseFilter(sub.filter(), Integer.MAX_VALUE);
+                trie.subscribe(state.clientId(), filter, sub.options());
+                session.subscriptions().put(filter.key(), new Session.SubscriptionEntry(filter, sub.options()));
+            }
+            sessions.put(state.clientId(), session);
+            long since = state.disconnectedAtMillis() == 0 ? nowMillis : state.disconnectedAtMillis();
+            long remaining = state.expiryIntervalSeconds() * 1000 - (nowMillis - since);
+            if (state.disconnectedAtMillis() == 0) {
+                journal.saved(session, nowMillis);
+            }
+            scheduleExpiry(session, remaining);
         } finally {
             lock.unlock();
         }
@@ -130,13 +185,23 @@ public final class SessionRegistry {
         }
     }
 
-    private void endLocked(Session session) {
+    private Session create(String clientId, long expiryIntervalSeconds) {
+        Session created = new Session(clientId, expiryIntervalSeconds, maxQueued, queueQos0Offline, drops);
+        created.storeHooks(storeHooks);
+        sessions.put(clientId, created);
+        return created;
+    }
+
+    private CompletableFuture<Void> endLocked(Session session) {
         sessions.remove(session.clientId(), session);
         for (Session.SubscriptionEntry entry : session.subscriptions().values()) {
             trie.unsubscribe(session.clientId(), entry.filter());
         }
         session.subscriptions().clear();
         session.end();
-        listener.sessionEnded(session);
+        if (session.expiryIntervalSeconds() > 0 || session.persistence() != Persistence.MEMORY) {
+            journal.ended(session.clientId());
+        }
+        return listener.sessionEnded(session);
     }
 }

@@ -63,12 +63,13 @@ public final class WillService implements SessionRegistry.SessionListener {
     }
 
     @Override
-    public void sessionEnded(Session session) {
+    public java.util.concurrent.CompletableFuture<Void> sessionEnded(Session session) {
         Pending p = pending.remove(session.clientId());
         if (p != null) {
             p.timer().cancel(false);
             publish(p.will());
         }
+        return java.util.concurrent.CompletableFuture.completedFuture(null);
     }
 
     private void publish(Will will) {

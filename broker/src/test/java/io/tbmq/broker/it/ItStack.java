@@ -28,18 +28,32 @@ public final class ItStack implements AutoCloseable {
 
     /** A stack of its own, for tests that stop Kafka or the broker; close it when done. */
     public static ItStack isolated(String name) {
-        return new ItStack(Path.of("target", name).toAbsolutePath());
+        return isolated(name, Map.of());
+    }
+
+    public static ItStack isolated(String name, Map<String, String> brokerConfig) {
+        return new ItStack(Path.of("target", name).toAbsolutePath(), false, brokerConfig);
+    }
+
+    /** A stack of its own with a 3-master Redis Cluster instead of standalone Redis. */
+    public static ItStack isolatedCluster(String name, Map<String, String> brokerConfig) {
+        return new ItStack(Path.of("target", name).toAbsolutePath(), true, brokerConfig);
     }
 
     private ItStack(Path dir) {
+        this(dir, false, Map.of());
+    }
+
+    private ItStack(Path dir, boolean redisCluster, Map<String, String> brokerConfig) {
         this.dir = dir;
         deleteRecursively(dir);
-        this.stack = LocalStack.builder(dir).kafka().redis().start();
+        LocalStack.Builder builder = LocalStack.builder(dir).kafka().redisSnapshots(true);
+        this.stack = (redisCluster ? builder.redisCluster(3) : builder.redis()).start();
         this.certs = new Certificates(dir.resolve("tls")).ensureServer()
                 .client("client-good", "sensor-1")
                 .untrustedCa("rogue-ca")
                 .client("client-rogue", "sensor-1", "rogue-ca", 30);
-        this.broker = startBroker("node-it", Map.of());
+        this.broker = startBroker("node-it", brokerConfig);
     }
 
     /** The shared stack; a failed start is reported to every test rather than retried by each. */
@@ -98,6 +112,11 @@ public final class ItStack implements AutoCloseable {
                 "users:",
                 "  - username: alice",
                 "    password: \"" + hash + "\"",
+                "    publish: [\"#\"]",
+                "    subscribe: [\"#\"]",
+                "  - username: app",
+                "    password: \"" + hash + "\"",
+                "    clientType: APPLICATION",
                 "    publish: [\"#\"]",
                 "    subscribe: [\"#\"]",
                 "  - username: bob",

@@ -10,6 +10,7 @@ import io.tbmq.broker.app.BrokerCore;
 import io.tbmq.broker.auth.PasswordHasher;
 import io.tbmq.broker.config.BrokerConfig;
 import io.tbmq.broker.metrics.BrokerMetrics;
+import io.tbmq.broker.persistence.SessionStores;
 import io.tbmq.broker.protocol.PacketDispatcher;
 import io.tbmq.broker.transport.MqttChannelInitializer;
 
@@ -38,7 +39,7 @@ public final class TestBroker implements AutoCloseable {
         values.put("tbmq.security.credentials", credentials());
         values.putAll(overrides);
         this.config = TestConfig.of(values);
-        this.core = new BrokerCore(config.mqtt(), config.security(), new BrokerMetrics(registry), router -> {
+        this.core = new BrokerCore(config.mqtt(), config.security(), new BrokerMetrics(registry), SessionStores.NONE, router -> {
             log = new LoopbackMessageLog(router);
             return log;
         });

@@ -1,0 +1,36 @@
+package io.tbmq.broker.config;
+
+import java.time.Duration;
+
+import io.smallrye.config.WithDefault;
+
+/** Persistent sessions: DEVICE clients in Redis, APPLICATION clients in their own Kafka topics. */
+public interface PersistenceConfig {
+
+    /** Messages kept per DEVICE session; the oldest go first. At most 65535 (packet ids are 16 bits). */
+    @WithDefault("10000")
+    int deviceMessagesLimit();
+
+    /** Lifetime of a stored message without a Message Expiry Interval. */
+    @WithDefault("7d")
+    Duration deviceMessageTtl();
+
+    /** Partitions of tbmq.msg.persisted (keyed by subscriber client id). */
+    @WithDefault("12")
+    int persistedPartitions();
+
+    /** Consumer threads moving tbmq.msg.persisted into Redis on this node. */
+    @WithDefault("1")
+    int persistedConsumers();
+
+    /**
+     * While Redis is unreachable, refuse QoS 1/2 PUBLISHes (v5 PUBACK 0x80 with a reason string,
+     * v3: connection closed) instead of accepting messages that would wait in Kafka until it returns.
+     */
+    @WithDefault("true")
+    boolean refusePublishesWhileStoreDown();
+
+    /** Retention of each APPLICATION client's topic (its offline backlog). */
+    @WithDefault("7d")
+    Duration applicationTopicRetention();
+}

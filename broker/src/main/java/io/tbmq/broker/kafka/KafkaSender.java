@@ -1,0 +1,42 @@
+package io.tbmq.broker.kafka;
+
+import java.util.concurrent.CompletableFuture;
+
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+/** The node's one Kafka producer, shared by every topic it writes; each send is a future. */
+public final class KafkaSender implements AutoCloseable {
+    private final Producer<byte[], byte[]> producer;
+
+    public KafkaSender(KafkaClients clients) {
+        this.producer = new KafkaProducer<>(clients.producer());
+    }
+
+    public CompletableFuture<Void> send(String topic, byte[] key, byte[] value) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        try {
+            producer.send(new ProducerRecord<>(topic, key, value), (metadata, error) -> {
+                if (error != null) {
+                    done.completeExceptionally(error);
+                } else {
+                    done.complete(null);
+                }
+            });
+        } catch (RuntimeException e) {
+            // send() itself throws when metadata cannot be fetched within max.block.ms.
+            done.completeExceptionally(e);
+        }
+        return done;
+    }
+
+    public void flush() {
+        producer.flush();
+    }
+
+    @Override
+    public void close() {
+        producer.close();
+    }
+}

@@ -1,0 +1,175 @@
+package io.tbmq.broker.persistence;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.jboss.logging.Logger;
+
+import io.tbmq.broker.session.OutboundMessage;
+import io.tbmq.broker.session.Session;
+
+/**
+ * Feeds one connected persistent APPLICATION client from its topic. Reading starts at the offset
+ * the client last acknowledged (the consumer group's commit), so an offline backlog survives
+ * reconnects and restarts; the commit moves only over acknowledged messages (PUBACK, PUBCOMP; QoS
+ * 0 on hand-over). The commit metadata records the highest offset handed out, so re-sent messages
+ * carry DUP. Reading pauses while the session has many messages queued.
+ */
+final class ApplicationConsumer implements Runnable {
+    private static final Logger LOG = Logger.getLogger(ApplicationConsumer.class);
+    private static final String SENT = "sent=";
+
+    private final Properties properties;
+    private final TopicPartition partition;
+    private final Session session;
+    private final Object connection;
+    private final int maxQueued;
+    private final CompletableFuture<Void> stopped = new CompletableFuture<>();
+    private final ConcurrentLinkedQueue<Long> acks = new ConcurrentLinkedQueue<>();
+    /** Offsets handed to the session and not acknowledged yet: the commit cannot pass the lowest. */
+    private final TreeSet<Long> outstanding = new TreeSet<>();
+    private volatile boolean running = true;
+    private volatile KafkaConsumer<byte[], byte[]> consumer;
+    /** What the commit says: the lowest unacknowledged offset, else one past the last handed out (retention gaps skip). */
+    private long nextToCommit = -1;
+    private long readUpTo = -1;
+    private long highestSent = -1;
+    private long committedSent = -1;
+    private long lastCommitted = -1;
+
+    ApplicationConsumer(Properties properties, String topic, Session session, Object connection, int maxQueued) {
+        this.properties = new Properties();
+        this.properties.putAll(properties);
+        this.properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        this.properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        // Assigned, not subscribed: the group only keeps the committed offset, no membership.
+        this.properties.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+        this.partition = new TopicPartition(topic, 0);
+        this.session = session;
+        this.connection = connection;
+        this.maxQueued = maxQueued;
+    }
+
+    /** The connection this consumer feeds. */
+    Object connection() {
+        return connection;
+    }
+
+    /** The client acknowledged the message at {@code offset}; any thread. */
+    void acknowledged(long offset) {
+        acks.add(offset);
+    }
+
+    @Override
+    public void run() {
+        KafkaConsumer<byte[], byte[]> c;
+        try {
+            c = new KafkaConsumer<>(properties);
+        } catch (RuntimeException e) {
+            LOG.warnf("application consumer of %s could not start: %s", session.clientId(), e.getMessage());
+            stopped.complete(null);
+            return;
+        }
+        consumer = c;
+        try {
+            c.assign(List.of(partition));
+            OffsetAndMetadata committed = c.committed(java.util.Set.of(partition)).get(partition);
+            if (committed != null) {
+                c.seek(partition, committed.offset());
+                nextToCommit = committed.offset();
+                String meta = committed.metadata();
+                if (meta != null && meta.startsWith(SENT)) {
+                    committedSent = Long.parseLong(meta.substring(SENT.length()));
+                }
+            } else {
+                c.seekToBeginning(List.of(partition));
+                nextToCommit = c.position(partition);
+            }
+            lastCommitted = nextToCommit;
+            highestSent = Math.max(highestSent, committedSent);
+            while (running && session.isConnected()) {
+                boolean full = session.queuedCount() >= maxQueued;
+                if (full) {
+                    c.pause(List.of(partition));
+                } else {
+                    c.resume(List.of(partition));
+                }
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(100))) {
+                    OutboundMessage m = StoredMessage.decode(r.value(), 0, r.offset() + 1, r.offset() <= committedSent);
+                    highestSent = Math.max(highestSent, r.offset());
+                    if (m.qos() > 0) {
+                        outstanding.add(r.offset());
+                    }
+                    readUpTo = r.offset() + 1;
+                    session.offer(m);
+                }
+                commit(c);
+            }
+        } catch (WakeupException e) {
+            if (running) {
+                LOG.warnf("application consumer of %s stopped unexpectedly", session.clientId());
+            }
+        } catch (RuntimeException e) {
+            LOG.warnf("application consumer of %s failed: %s", session.clientId(), e.getMessage());
+        } finally {
+            // The last acknowledgements still count: commit before closing, wakeup or not.
+            finalCommit(c);
+            c.close();
+            stopped.complete(null);
+        }
+    }
+
+    private void finalCommit(KafkaConsumer<byte[], byte[]> c) {
+        for (int attempt = 0; attempt < 2; attempt++) {
+            try {
+                commit(c);
+                return;
+            } catch (WakeupException e) {
+                // A wakeup from stop() that no poll consumed yet: it is spent now, try again.
+            } catch (RuntimeException e) {
+                LOG.warnf("final commit for %s failed: %s", session.clientId(), e.toString());
+                return;
+            }
+        }
+    }
+
+    private void commit(KafkaConsumer<byte[], byte[]> c) {
+        Long offset;
+        while ((offset = acks.poll()) != null) {
+            outstanding.remove(offset);
+        }
+        nextToCommit = outstanding.isEmpty() ? Math.max(nextToCommit, readUpTo) : outstanding.first();
+        if (nextToCommit != lastCommitted || highestSent != committedSent) {
+            try {
+                c.commitSync(Map.of(partition, new OffsetAndMetadata(nextToCommit, SENT + highestSent)));
+                lastCommitted = nextToCommit;
+                committedSent = highestSent;
+            } catch (WakeupException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                LOG.warnf("commit for %s failed: %s", session.clientId(), e.toString());
+            }
+        }
+    }
+
+    /** Asks the consumer to stop; the future completes once it committed and closed. */
+    CompletableFuture<Void> stop() {
+        running = false;
+        KafkaConsumer<byte[], byte[]> c = consumer;
+        if (c != null) {
+            c.wakeup();
+        }
+        return stopped;
+    }
+}

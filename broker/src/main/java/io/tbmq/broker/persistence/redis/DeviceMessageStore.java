@@ -1,0 +1,192 @@
+package io.tbmq.broker.persistence.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Persistent sessions of DEVICE clients in Redis (standalone or Cluster), through the Lua scripts
+ * next to this class: store (with the limit trim and replay protection), load (with the cleanup of
+ * expired references), remove on PUBACK/PUBCOMP, mark released on PUBREC, clear on session end.
+ */
+public final class DeviceMessageStore {
+    /** Messages in one script call at most, so a large backlog never blocks Redis for long. */
+    private static final int MAX_MESSAGES_PER_CALL = 500;
+
+    private final RedisConnector redis;
+    private final RedisKeys keys;
+    private final int limit;
+    private final LuaScript add = LuaScript.load("add");
+    private final LuaScript load = LuaScript.load("load");
+    private final LuaScript remove = LuaScript.load("remove");
+    private final LuaScript release = LuaScript.load("release");
+    private final LuaScript delivered = LuaScript.load("delivered");
+    private final LuaScript clear = LuaScript.load("clear");
+
+    /** A message to store: its source position (for replay protection), time to live and value. */
+    public record Incoming(int sourcePartition, long sourceOffset, long ttlSeconds, byte[] value) {
+    }
+
+    /** Where a message was stored; packet id 0 means it had been stored before (a replay) and was skipped. */
+    public record Assigned(int packetId, long score) {
+    }
+
+    /** What a client has stored, in order. */
+    public record Loaded(long deliveredScore, List<Entry> entries) {
+    }
+
+    /** One stored message; {@code value} is null when only PUBREL is owed. */
+    public record Entry(long score, int packetId, byte[] value) {
+        public boolean released() {
+            return value == null;
+        }
+    }
+
+    public DeviceMessageStore(RedisConnector redis, RedisKeys keys, int limit) {
+        if (limit > 0xFFFF) {
+            throw new IllegalArgumentException("tbmq.persistence.device-messages-limit can't be greater than 65535 (packet ids are 16 bits)");
+        }
+        if (limit < 1) {
+            throw new IllegalArgumentException("tbmq.persistence.device-messages-limit must be at least 1");
+        }
+        this.redis = redis;
+        this.keys = keys;
+        this.limit = limit;
+    }
+
+    public RedisKeys keys() {
+        return keys;
+    }
+
+    /**
+     * Stores the messages of many clients; one script call per client, or per slot group when slot
+     * groups are on. {@code connected} clients get their messages marked as delivered.
+     */
+    public CompletableFuture<Map<String, List<Assigned>>> add(Map<String, List<Incoming>> byClient,
+            java.util.function.Predicate<String> connected) {
+        Map<Integer, List<String>> calls = new LinkedHashMap<>();
+        if (keys.slotGroups() == 0) {
+            int i = 0;
+            for (String client : byClient.keySet()) {
+                calls.put(i++, List.of(client));
+            }
+        } else {
+            for (String client : byClient.keySet()) {
+                calls.computeIfAbsent(keys.group(client), g -> new ArrayList<>()).add(client);
+            }
+        }
+        List<CompletableFuture<Map<String, List<Assigned>>>> futures = new ArrayList<>();
+        for (List<String> clients : calls.values()) {
+            // Split very large calls; a client's messages stay together and in order.
+            List<String> chunk = new ArrayList<>();
+            int messages = 0;
+            for (String client : clients) {
+                if (!chunk.isEmpty() && messages + byClient.get(client).size() > MAX_MESSAGES_PER_CALL) {
+                    futures.add(addCall(chunk, byClient, connected));
+                    chunk = new ArrayList<>();
+                    messages = 0;
+                }
+                chunk.add(client);
+                messages += byClient.get(client).size();
+            }
+            futures.add(addCall(chunk, byClient, connected));
+        }
+        return CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).thenApply(v -> {
+            Map<String, List<Assigned>> all = new HashMap<>();
+            futures.forEach(f -> all.putAll(f.join()));
+            return all;
+        });
+    }
+
+    private CompletableFuture<Map<String, List<Assigned>>> addCall(List<String> clients, Map<String, List<Incoming>> byClient,
+            java.util.function.Predicate<String> connected) {
+        byte[][] keyArray = new byte[clients.size() * 4][];
+        List<byte[]> args = new ArrayList<>();
+        args.add(num(limit));
+        args.add(num(clients.size()));
+        for (int c = 0; c < clients.size(); c++) {
+            String client = clients.get(c);
+            keyArray[4 * c] = keys.messages(client);
+            keyArray[4 * c + 1] = keys.lastPacketId(client);
+            keyArray[4 * c + 2] = keys.sources(client);
+            keyArray[4 * c + 3] = keys.delivered(client);
+            List<Incoming> messages = byClient.get(client);
+            args.add(keys.messagePrefix(client));
+            args.add(num(connected.test(client) ? 1 : 0));
+            args.add(num(messages.size()));
+            for (Incoming m : messages) {
+                args.add(num(m.sourcePartition()));
+                args.add(num(m.sourceOffset()));
+                args.add(num(Math.max(1, m.ttlSeconds())));
+                args.add(m.value());
+            }
+        }
+        return redis.script(add, keyArray, args.toArray(byte[][]::new)).thenApply(result -> {
+            Map<String, List<Assigned>> out = new HashMap<>();
+            List<?> perClient = (List<?>) result;
+            for (int c = 0; c < clients.size(); c++) {
+                List<?> pairs = (List<?>) perClient.get(c);
+                List<Assigned> assigned = new ArrayList<>(pairs.size() / 2);
+                for (int i = 0; i < pairs.size(); i += 2) {
+                    assigned.add(new Assigned((int) (long) (Long) pairs.get(i), (Long) pairs.get(i + 1)));
+                }
+                out.put(clients.get(c), assigned);
+            }
+            return out;
+        });
+    }
+
+    public CompletableFuture<Loaded> load(String clientId) {
+        return redis.script(load, new byte[][] {keys.messages(clientId), keys.delivered(clientId)}).thenApply(result -> {
+            List<?> flat = (List<?>) result;
+            long deliveredScore = Long.parseLong(text(flat.get(0)));
+            List<Entry> entries = new ArrayList<>((flat.size() - 1) / 3);
+            for (int i = 1; i + 2 < flat.size(); i += 3) {
+                long score = (long) Double.parseDouble(text(flat.get(i)));
+                String key = text(flat.get(i + 1));
+                int packetId = Integer.parseInt(key.substring(key.lastIndexOf('_') + 1));
+                byte[] value = (byte[]) flat.get(i + 2);
+                boolean released = value.length == 1 && value[0] == 'R';
+                entries.add(new Entry(score, packetId, released ? null : value));
+            }
+            return new Loaded(deliveredScore, entries);
+        });
+    }
+
+    /** PUBACK or PUBCOMP: the messages are done. */
+    public CompletableFuture<Object> remove(String clientId, int... packetIds) {
+        byte[][] args = new byte[packetIds.length][];
+        for (int i = 0; i < packetIds.length; i++) {
+            args[i] = keys.message(clientId, packetIds[i]);
+        }
+        return redis.script(remove, new byte[][] {keys.messages(clientId)}, args);
+    }
+
+    /** PUBREC: only the PUBREL is owed now. */
+    public CompletableFuture<Object> release(String clientId, int packetId) {
+        return redis.script(release, new byte[][] {keys.messages(clientId)}, keys.message(clientId, packetId));
+    }
+
+    /** Everything up to {@code score} has been sent at least once. */
+    public CompletableFuture<Object> delivered(String clientId, long score) {
+        return redis.script(delivered, new byte[][] {keys.delivered(clientId)}, num(score));
+    }
+
+    /** The session ended: all of the client's keys go. */
+    public CompletableFuture<Object> clear(String clientId) {
+        return redis.script(clear, new byte[][] {keys.messages(clientId), keys.lastPacketId(clientId), keys.sources(clientId),
+            keys.delivered(clientId)});
+    }
+
+    private static byte[] num(long n) {
+        return Long.toString(n).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static String text(Object o) {
+        return o instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : String.valueOf(o);
+    }
+}

@@ -1,0 +1,223 @@
+package io.tbmq.broker.persistence.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+
+import org.jboss.logging.Logger;
+
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.tbmq.broker.config.RedisConfig;
+
+/**
+ * One shared asynchronous Lettuce connection (standalone or Cluster) with automatic flushing off:
+ * commands are buffered and written together every {@code lettuce-batch-size} commands or every
+ * {@code flush-interval}, whichever comes first, the batching the seeds measured. Lua scripts run
+ * by EVALSHA and are loaded again on NOSCRIPT (after a Redis restart or failover). Commands fail
+ * fast while Redis is unreachable; the connection reconnects by itself.
+ */
+public final class RedisConnector implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(RedisConnector.class);
+
+    private final AbstractRedisClient client;
+    private final boolean cluster;
+    private volatile StatefulConnection<byte[], byte[]> connection;
+    private volatile RedisClusterAsyncCommands<byte[], byte[]> commands;
+    private final int batchSize;
+    private final AtomicInteger buffered = new AtomicInteger();
+    private final ScheduledExecutorService flusher;
+    private volatile long lastPingOk;
+    private volatile String lastError = "not checked yet";
+
+    public RedisConnector(RedisConfig config) {
+        this.batchSize = Math.max(1, config.lettuceBatchSize());
+        List<RedisURI> uris = new ArrayList<>();
+        for (String node : config.nodes().split(",")) {
+            String[] hostPort = node.trim().split(":");
+            RedisURI.Builder uri = RedisURI.builder().withHost(hostPort[0])
+                    .withPort(hostPort.length > 1 ? Integer.parseInt(hostPort[1]) : 6379)
+                    .withTimeout(config.commandTimeout());
+            config.password().ifPresent(p -> uri.withPassword(p.toCharArray()));
+            uris.add(uri.build());
+        }
+        TimeoutOptions timeouts = TimeoutOptions.enabled(config.commandTimeout());
+        if ("cluster".equals(config.mode())) {
+            RedisClusterClient c = RedisClusterClient.create(uris);
+            c.setOptions(ClusterClientOptions.builder()
+                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                    .timeoutOptions(timeouts)
+                    .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                            .enablePeriodicRefresh(Duration.ofSeconds(30)).enableAllAdaptiveRefreshTriggers().build())
+                    .build());
+            this.client = c;
+            this.cluster = true;
+        } else if ("standalone".equals(config.mode())) {
+            RedisClient c = RedisClient.create(uris.get(0));
+            c.setOptions(ClientOptions.builder()
+                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                    .timeoutOptions(timeouts).build());
+            this.client = c;
+            this.cluster = false;
+        } else {
+            throw new IllegalArgumentException("tbmq.redis.mode must be standalone or cluster, not " + config.mode());
+        }
+        ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, new DefaultThreadFactory("tbmq-redis", true));
+        this.flusher = scheduler;
+        connect();
+        long interval = Math.max(100_000, config.flushInterval().toNanos());
+        scheduler.scheduleAtFixedRate(this::flushIfBuffered, interval, interval, TimeUnit.NANOSECONDS);
+        scheduler.scheduleWithFixedDelay(this::ping, 1, 2, TimeUnit.SECONDS);
+    }
+
+    /**
+     * Opens the shared connection; while Redis is unreachable (also at start) it is tried again on
+     * every health check, and commands fail fast meanwhile. Once open, Lettuce reconnects by itself.
+     */
+    private synchronized void connect() {
+        if (connection != null) {
+            return;
+        }
+        try {
+            if (cluster) {
+                StatefulRedisClusterConnection<byte[], byte[]> c = ((RedisClusterClient) client).connect(ByteArrayCodec.INSTANCE);
+                c.setAutoFlushCommands(false);
+                commands = c.async();
+                connection = c;
+            } else {
+                StatefulRedisConnection<byte[], byte[]> c = ((RedisClient) client).connect(ByteArrayCodec.INSTANCE);
+                c.setAutoFlushCommands(false);
+                commands = c.async();
+                connection = c;
+            }
+            LOG.info("connected to Redis");
+        } catch (RuntimeException e) {
+            lastError = e.getMessage();
+            LOG.warnf("Redis not reachable yet (%s); retrying", e.getMessage());
+        }
+    }
+
+    /** Issues one command into the batch; it is written once the batch is full or the interval passed. */
+    public <T> CompletableFuture<T> submit(Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command) {
+        RedisClusterAsyncCommands<byte[], byte[]> c = commands;
+        if (c == null) {
+            return CompletableFuture.failedFuture(new IllegalStateException("Redis not connected: " + lastError));
+        }
+        CompletableFuture<T> result;
+        try {
+            result = command.apply(c).toCompletableFuture();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (buffered.incrementAndGet() >= batchSize) {
+            flush();
+        }
+        return result;
+    }
+
+    /** Runs a script by EVALSHA; on NOSCRIPT by EVAL, which loads it again. */
+    public CompletableFuture<Object> script(LuaScript script, byte[][] keys, byte[]... args) {
+        CompletableFuture<Object> done = new CompletableFuture<>();
+        this.<Object>submit(c -> c.evalsha(script.sha(), ScriptOutputType.MULTI, keys, args)).whenComplete((value, error) -> {
+            if (error == null) {
+                done.complete(value);
+            } else if (unwrap(error) instanceof RedisNoScriptException) {
+                this.<Object>submit(c -> c.eval(script.body().getBytes(StandardCharsets.UTF_8), ScriptOutputType.MULTI, keys, args))
+                        .whenComplete((v, e) -> {
+                            if (e == null) {
+                                done.complete(v);
+                            } else {
+                                done.completeExceptionally(e);
+                            }
+                        });
+            } else {
+                done.completeExceptionally(error);
+            }
+        });
+        return done;
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        return t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
+    }
+
+    private void flushIfBuffered() {
+        if (buffered.get() > 0) {
+            flush();
+        }
+    }
+
+    private void flush() {
+        buffered.set(0);
+        StatefulConnection<byte[], byte[]> c = connection;
+        if (c == null) {
+            return;
+        }
+        try {
+            c.flushCommands();
+        } catch (RuntimeException e) {
+            LOG.debugf("flush failed: %s", e.getMessage());
+        }
+    }
+
+    private void ping() {
+        if (connection == null) {
+            connect();
+            if (connection == null) {
+                return;
+            }
+        }
+        try {
+            CompletableFuture<String> pong = submit(c -> c.ping());
+            // This thread also runs the interval flush: send the ping now rather than wait for itself.
+            flush();
+            pong.get(3, TimeUnit.SECONDS);
+            lastPingOk = System.currentTimeMillis();
+        } catch (Exception e) {
+            lastError = e.getCause() != null ? e.getCause().getMessage() : e.getMessage();
+        }
+    }
+
+    /** Redis answered within the last few seconds. */
+    public boolean reachable() {
+        return System.currentTimeMillis() - lastPingOk < 6_000;
+    }
+
+    public String status() {
+        return reachable() ? "connected" : "unreachable: " + lastError;
+    }
+
+    @Override
+    public void close() {
+        flusher.shutdownNow();
+        try {
+            if (connection != null) {
+                connection.close();
+            }
+        } finally {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+    }
+}

@@ -1,0 +1,194 @@
+package io.tbmq.broker.it;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import com.hivemq.client.mqtt.MqttClient;
+import com.hivemq.client.mqtt.datatypes.MqttQos;
+import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
+
+import io.netty.handler.codec.mqtt.MqttMessageType;
+import io.netty.handler.codec.mqtt.MqttVersion;
+
+/**
+ * A publisher and a persistent subscriber that keep going through failures, reconnecting as real
+ * devices would. Afterwards: which sequence numbers the broker acknowledged (PUBACK), which
+ * arrived, duplicates (and whether DUP was set), order, and the longest gap between deliveries.
+ */
+final class ContinuousPair {
+    private final int port;
+    private final String name;
+    private final int ratePerSecond;
+    private final BitSet acked = new BitSet();
+    private final BitSet received = new BitSet();
+    private final List<Integer> arrivals = new ArrayList<>();
+    private volatile boolean running = true;
+    private volatile boolean subscribing = true;
+    private volatile int duplicates;
+    private volatile int duplicatesWithoutDup;
+    private volatile long longestPauseMillis;
+    private Thread publisher;
+    private Thread subscriber;
+
+    ContinuousPair(int port, String name, int ratePerSecond) {
+        this.port = port;
+        this.name = name;
+        this.ratePerSecond = ratePerSecond;
+    }
+
+    ContinuousPair start() throws Exception {
+        try (RawClient first = new RawClient(port, MqttVersion.MQTT_3_1_1)) {
+            first.connect(name + "-sub", "alice", false, 0);
+            first.subscribe("pairs/" + name + "/+", 1);
+        }
+        subscriber = new Thread(this::subscribe, name + "-subscriber");
+        publisher = new Thread(this::publish, name + "-publisher");
+        subscriber.start();
+        publisher.start();
+        return this;
+    }
+
+    private void publish() {
+        Mqtt5BlockingClient client = null;
+        int seq = 0;
+        long period = 1000 / ratePerSecond;
+        while (running) {
+            try {
+                if (client == null) {
+                    client = MqttClient.builder().useMqttVersion5().identifier(name + "-pub").serverHost("127.0.0.1")
+                            .serverPort(port).buildBlocking();
+                    client.connectWith().simpleAuth().username("alice").password(ItStack.PASSWORD.getBytes(StandardCharsets.UTF_8))
+                            .applySimpleAuth().send();
+                }
+                client.publishWith().topic("pairs/" + name + "/x").qos(MqttQos.AT_LEAST_ONCE)
+                        .payload(Integer.toString(seq).getBytes(StandardCharsets.UTF_8)).send();
+                synchronized (acked) {
+                    acked.set(seq);
+                }
+                seq++;
+                Thread.sleep(period);
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                // not acknowledged: a new sequence number next time, this one counts as never published
+                seq++;
+                client = disconnectQuietly(client);
+                sleep(300);
+            }
+        }
+        disconnectQuietly(client);
+    }
+
+    private void subscribe() {
+        RawClient client = null;
+        long last = 0;
+        while (subscribing) {
+            try {
+                if (client == null) {
+                    client = new RawClient(port, MqttVersion.MQTT_3_1_1);
+                    client.connect(name + "-sub", "alice", false, 0);
+                }
+                RawClient.Received r = client.nextPublish(300);
+                if (r == null) {
+                    continue;
+                }
+                int seq = Integer.parseInt(r.payload());
+                long now = System.currentTimeMillis();
+                if (last != 0) {
+                    longestPauseMillis = Math.max(longestPauseMillis, now - last);
+                }
+                last = now;
+                synchronized (received) {
+                    if (received.get(seq)) {
+                        duplicates++;
+                        if (!r.dup()) {
+                            duplicatesWithoutDup++;
+                        }
+                    } else {
+                        received.set(seq);
+                        arrivals.add(seq);
+                    }
+                }
+                client.ack(MqttMessageType.PUBACK, r.packetId());
+            } catch (Exception e) {
+                System.out.println(name + " subscriber reconnects after: " + e.getMessage());
+                if (client != null) {
+                    client.close();
+                    client = null;
+                }
+                sleep(300);
+            }
+        }
+        if (client != null) {
+            client.close();
+        }
+    }
+
+    private static Mqtt5BlockingClient disconnectQuietly(Mqtt5BlockingClient c) {
+        if (c != null) {
+            try {
+                c.disconnect();
+            } catch (RuntimeException ignored) {
+                // already gone
+            }
+        }
+        return null;
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Stops publishing, waits until every acknowledged message arrived (or the timeout), stops. */
+    Result finish(long timeoutMillis) throws InterruptedException {
+        publisher.interrupt();
+        running = false;
+        publisher.join(10_000);
+        long deadline = System.currentTimeMillis() + timeoutMillis;
+        while (System.currentTimeMillis() < deadline && lost() > 0) {
+            Thread.sleep(200);
+        }
+        subscribing = false;
+        subscriber.join(15_000);
+        return new Result(acked.cardinality(), lost(), duplicates, duplicatesWithoutDup, reordered(), longestPauseMillis);
+    }
+
+    private int lost() {
+        synchronized (received) {
+            BitSet missing;
+            synchronized (acked) {
+                missing = (BitSet) acked.clone();
+            }
+            missing.andNot(received);
+            return missing.cardinality();
+        }
+    }
+
+    private int reordered() {
+        synchronized (received) {
+            int count = 0;
+            int highest = -1;
+            for (int seq : arrivals) {
+                if (seq < highest) {
+                    count++;
+                }
+                highest = Math.max(highest, seq);
+            }
+            return count;
+        }
+    }
+
+    record Result(int acked, int lost, int duplicates, int duplicatesWithoutDup, int reordered, long longestPauseMillis) {
+    }
+
+    static void awaitSeconds(long s) throws InterruptedException {
+        TimeUnit.SECONDS.sleep(s);
+    }
+}

@@ -1,0 +1,85 @@
+package io.tbmq.broker.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.awaitility.Awaitility;
+
+import io.tbmq.localstack.BrokerNode;
+import io.tbmq.localstack.RedisNode;
+
+/**
+ * The durability promise on its own stack: a publisher and a persistent subscriber keep running
+ * while Redis restarts and while the broker is killed with SIGKILL and restarted; every message the
+ * broker acknowledged arrives, in order, duplicates only with DUP set.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class RecoveryIT {
+    private static ItStack it;
+    private static BrokerNode broker;
+
+    @BeforeAll
+    static void start() {
+        it = ItStack.isolated("recovery-stack", java.util.Map.of("quarkus.log.category.\"io.tbmq\".level", "DEBUG"));
+        broker = it.broker();
+    }
+
+    @AfterAll
+    static void stop() {
+        it.close();
+    }
+
+    private static void report(String scenario, String client, ContinuousPair.Result r) {
+        System.out.printf("%s: acked %d, lost %d, duplicates %d (without DUP %d), reordered %d, longest pause %d ms%n", scenario,
+                r.acked(), r.lost(), r.duplicates(), r.duplicatesWithoutDup(), r.reordered(), r.longestPauseMillis());
+        if (r.lost() > 0) {
+            int port = it.stack().redis().orElseThrow().port();
+            System.out.printf("  redis: zcard %s last %s ready %s%n",
+                    io.tbmq.localstack.RedisCli.command(port, "ZCARD {" + client + "}_messages").trim(),
+                    io.tbmq.localstack.RedisCli.command(port, "GET {" + client + "}_last_packet_id").trim().replace("\r\n", " "),
+                    broker.get("/q/health/ready").replace("\n", " "));
+        }
+    }
+
+    @Test
+    @Order(1)
+    void redisRestartLosesNothingAcknowledged() throws Exception {
+        ContinuousPair pair = new ContinuousPair(broker.mqttPort(), "redis-restart", 50).start();
+        ContinuousPair.awaitSeconds(3);
+        RedisNode redis = it.stack().redis().orElseThrow();
+        redis.stop();
+        ContinuousPair.awaitSeconds(3);
+        redis.start(Duration.ofSeconds(30));
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> broker.status("/q/health/ready") == 200);
+        ContinuousPair.awaitSeconds(3);
+        ContinuousPair.Result r = pair.finish(30_000);
+        report("Redis restart", "redis-restart-sub", r);
+        assertThat(r.acked()).isGreaterThan(200);
+        assertThat(r.lost()).isZero();
+        assertThat(r.duplicatesWithoutDup()).isZero();
+        assertThat(r.reordered()).isZero();
+    }
+
+    @Test
+    @Order(2)
+    void brokerKilledWithSigkillLosesNothingAcknowledged() throws Exception {
+        ContinuousPair pair = new ContinuousPair(broker.mqttPort(), "broker-kill", 50).start();
+        ContinuousPair.awaitSeconds(3);
+        broker.kill();
+        broker.start(Duration.ofSeconds(90));
+        ContinuousPair.awaitSeconds(5);
+        ContinuousPair.Result r = pair.finish(30_000);
+        report("broker kill -9", "broker-kill-sub", r);
+        assertThat(r.acked()).isGreaterThan(200);
+        assertThat(r.lost()).isZero();
+        assertThat(r.duplicatesWithoutDup()).isZero();
+        assertThat(r.reordered()).isZero();
+    }
+}
