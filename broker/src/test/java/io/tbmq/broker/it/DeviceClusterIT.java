@@ -31,13 +31,13 @@ class DeviceClusterIT {
 
     @BeforeAll
     static void start() {
-        it = ItStack.isolatedCluster("cluster-stack", Map.of("tbmq.redis.slot-groups", "4"));
-        broker = it.broker();
+        it = ItStack.cluster();
+        broker = it.startBroker("node-groups", Map.of("tbmq.redis.slot-groups", "4", "tbmq.kafka.topic-prefix", "groups."));
     }
 
     @AfterAll
     static void stop() {
-        it.close();
+        broker.stop(java.time.Duration.ofSeconds(20));
     }
 
     @Test

@@ -1,170 +1,17 @@
 package io.tbmq.broker.it;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
-
-import org.awaitility.Awaitility;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
-import com.hivemq.client.mqtt.datatypes.MqttQos;
-import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
-
-import io.netty.handler.codec.mqtt.MqttMessageType;
-import io.netty.handler.codec.mqtt.MqttVersion;
-import io.tbmq.localstack.BrokerNode;
 import io.tbmq.localstack.RedisCli;
 
-/**
- * Persistent DEVICE sessions in Redis (standalone), asserted on delivery and on the Redis keys:
- * offline queueing, order, packet ids across the 65535 wrap, DUP on re-delivery, clean start,
- * the per-client limit and the message TTL.
- */
-class DevicePersistenceIT {
-    private final ItStack it = ItStack.get();
-    private final BrokerNode broker = it.broker();
-    private final int redis = it.stack().redis().orElseThrow().port();
+/** {@link DeviceSessionsContract} on standalone Redis. */
+class DevicePersistenceIT extends DeviceSessionsContract {
 
-    private String redis(String command) {
-        return RedisCli.command(redis, command);
+    @Override
+    ItStack stack() {
+        return ItStack.get();
     }
 
-    private static long integer(String reply) {
-        return Long.parseLong(reply.trim().substring(1).trim());
-    }
-
-    private RawClient persistentSubscriber(BrokerNode node, String clientId, MqttVersion v, String filter) throws Exception {
-        RawClient c = new RawClient(node.mqttPort(), v);
-        c.connect(clientId, "alice", v == MqttVersion.MQTT_5, v == MqttVersion.MQTT_5 ? 600 : 0);
-        c.subscribe(filter, 1);
-        return c;
-    }
-
-    private RawClient reconnect(BrokerNode node, String clientId, MqttVersion v) throws Exception {
-        RawClient c = new RawClient(node.mqttPort(), v);
-        assertThat(c.connect(clientId, "alice", false, v == MqttVersion.MQTT_5 ? 600 : 0).variableHeader().isSessionPresent())
-                .as("session present").isTrue();
-        return c;
-    }
-
-    private void publish(BrokerNode node, String topic, int count, String prefix) {
-        Mqtt5BlockingClient pub = Clients.alice5(node, "pub-" + topic.replace('/', '-') + System.nanoTime());
-        for (int i = 0; i < count; i++) {
-            pub.publishWith().topic(topic).qos(MqttQos.AT_LEAST_ONCE).payload((prefix + i).getBytes()).send();
-        }
-        pub.disconnect();
-    }
-
-    private List<RawClient.Received> receive(RawClient c, int count, boolean ack) throws Exception {
-        List<RawClient.Received> got = new ArrayList<>();
-        for (int i = 0; i < count; i++) {
-            RawClient.Received r = c.nextPublish(10_000);
-            assertThat(r).as("message %d of %d", i, count).isNotNull();
-            got.add(r);
-            if (ack) {
-                c.ack(MqttMessageType.PUBACK, r.packetId());
-            }
-        }
-        return got;
-    }
-
-    @ParameterizedTest(name = "{0}")
-    @EnumSource(value = MqttVersion.class, names = {"MQTT_3_1_1", "MQTT_5"})
-    void offlineMessagesAreKeptInRedisAndDeliveredInOrder(MqttVersion v) throws Exception {
-        String id = "dev-offline-" + v.protocolLevel();
-        persistentSubscriber(broker, id, v, "persist/" + id + "/#").close();
-        publish(broker, "persist/" + id + "/t", 100, "m");
-        Awaitility.await().atMost(15, TimeUnit.SECONDS).until(() -> integer(redis("ZCARD {" + id + "}_messages")) == 100);
-        try (RawClient c = reconnect(broker, id, v)) {
-            List<RawClient.Received> got = receive(c, 100, true);
-            for (int i = 0; i < 100; i++) {
-                assertThat(got.get(i).payload()).isEqualTo("m" + i);
-                assertThat(got.get(i).dup()).as("first delivery").isFalse();
-            }
-            assertThat(c.nextPublish(500)).isNull();
-            Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> integer(redis("ZCARD {" + id + "}_messages")) == 0);
-            assertThat(integer(redis("EXISTS {" + id + "}_messages_1"))).as("acknowledged strings deleted").isZero();
-        }
-    }
-
-    @Test
-    void orderIsKeptAcrossThePacketIdWrap() throws Exception {
-        String id = "dev-wrap";
-        persistentSubscriber(broker, id, MqttVersion.MQTT_3_1_1, "persist/wrap/#").close();
-        assertThat(redis("SET {" + id + "}_last_packet_id 65530:65530")).startsWith("+OK");
-        publish(broker, "persist/wrap/t", 10, "w");
-        Awaitility.await().atMost(15, TimeUnit.SECONDS).until(() -> integer(redis("ZCARD {" + id + "}_messages")) == 10);
-        String scores = redis("ZRANGE {" + id + "}_messages 0 -1 WITHSCORES");
-        assertThat(scores).contains("{dev-wrap}_messages_1\r\n").contains("65536");
-        try (RawClient c = reconnect(broker, id, MqttVersion.MQTT_3_1_1)) {
-            List<RawClient.Received> got = receive(c, 10, true);
-            assertThat(got).extracting(RawClient.Received::packetId).containsExactly(65531, 65532, 65533, 65534, 65535, 1, 2, 3, 4, 5);
-            assertThat(got).extracting(RawClient.Received::payload).containsExactly("w0", "w1", "w2", "w3", "w4", "w5", "w6", "w7",
-                    "w8", "w9");
-        }
-    }
-
-    @Test
-    void unacknowledgedMessagesComeBackWithTheirPacketIdsAndDup() throws Exception {
-        String id = "dev-dup";
-        try (RawClient c = persistentSubscriber(broker, id, MqttVersion.MQTT_5, "persist/dup/#")) {
-            publish(broker, "persist/dup/t", 3, "d");
-            List<RawClient.Received> first = receive(c, 3, false);
-            assertThat(first).noneMatch(RawClient.Received::dup);
-            c.ack(MqttMessageType.PUBACK, first.get(0).packetId());
-            Thread.sleep(300);
-        }
-        try (RawClient c = reconnect(broker, id, MqttVersion.MQTT_5)) {
-            List<RawClient.Received> again = receive(c, 2, true);
-            assertThat(again).extracting(RawClient.Received::payload).containsExactly("d1", "d2");
-            assertThat(again).allMatch(RawClient.Received::dup);
-            assertThat(c.nextPublish(500)).isNull();
-        }
-    }
-
-    @Test
-    void cleanStartRemovesEveryKeyOfTheClient() throws Exception {
-        String id = "dev-clean";
-        persistentSubscriber(broker, id, MqttVersion.MQTT_5, "persist/clean/#").close();
-        publish(broker, "persist/clean/t", 5, "c");
-        Awaitility.await().atMost(15, TimeUnit.SECONDS).until(() -> integer(redis("ZCARD {" + id + "}_messages")) == 5);
-        try (RawClient c = new RawClient(broker.mqttPort(), MqttVersion.MQTT_5)) {
-            assertThat(c.connect(id, "alice", true, 600).variableHeader().isSessionPresent()).isFalse();
-            assertThat(integer(redis("EXISTS {" + id + "}_messages {" + id + "}_last_packet_id {" + id + "}_messages_1"))).isZero();
-            assertThat(c.nextPublish(500)).isNull();
-        }
-    }
-
-    @Test
-    void limitTrimsTheOldestAndTtlExpiresMessages() throws Exception {
-        BrokerNode small = it.startBroker("node-limits", Map.of("tbmq.kafka.topic-prefix", "limits.",
-                "tbmq.persistence.device-messages-limit", "5", "tbmq.persistence.device-message-ttl", "2s"));
-        try {
-            String id = "dev-limit";
-            persistentSubscriber(small, id, MqttVersion.MQTT_3_1_1, "limits/#").close();
-            publish(small, "limits/t", 8, "l");
-            Awaitility.await().atMost(15, TimeUnit.SECONDS).until(() -> redis("ZRANGE {" + id + "}_messages 0 -1").contains("_8"));
-            assertThat(integer(redis("ZCARD {" + id + "}_messages"))).as("trimmed to the limit").isEqualTo(5);
-            assertThat(integer(redis("EXISTS {" + id + "}_messages_1 {" + id + "}_messages_3"))).as("trimmed strings deleted").isZero();
-            long ttl = integer(redis("TTL {" + id + "}_messages_8"));
-            assertThat(ttl).isBetween(1L, 2L);
-            try (RawClient c = reconnect(small, id, MqttVersion.MQTT_3_1_1)) {
-                assertThat(receive(c, 5, true)).extracting(RawClient.Received::payload).containsExactly("l3", "l4", "l5", "l6", "l7");
-            }
-            publish(small, "limits/t", 3, "x");
-            Awaitility.await().atMost(15, TimeUnit.SECONDS).until(() -> integer(redis("ZCARD {" + id + "}_messages")) == 3);
-            Thread.sleep(3_000);
-            try (RawClient c = reconnect(small, id, MqttVersion.MQTT_3_1_1)) {
-                assertThat(c.nextPublish(1_000)).as("expired after the TTL").isNull();
-            }
-            assertThat(integer(redis("ZCARD {" + id + "}_messages"))).as("references to expired messages cleaned on load").isZero();
-        } finally {
-            small.stop(java.time.Duration.ofSeconds(20));
-        }
+    @Override
+    String redis(String command) {
+        return RedisCli.command(ItStack.get().stack().redis().orElseThrow().port(), command);
     }
 }

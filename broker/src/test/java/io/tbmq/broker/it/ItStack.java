@@ -20,6 +20,8 @@ public final class ItStack implements AutoCloseable {
     public static final String PASSWORD = "it-secret";
     private static ItStack instance;
     private static RuntimeException startFailure;
+    private static ItStack cluster;
+    private static RuntimeException clusterFailure;
 
     private final LocalStack stack;
     private final BrokerNode broker;
@@ -70,6 +72,22 @@ public final class ItStack implements AutoCloseable {
             }
         }
         return instance;
+    }
+
+    /** The shared stack with a 3-master Redis Cluster, started on first use. */
+    public static synchronized ItStack cluster() {
+        if (clusterFailure != null) {
+            throw clusterFailure;
+        }
+        if (cluster == null) {
+            try {
+                cluster = new ItStack(Path.of("target", "it-cluster-stack").toAbsolutePath(), true, Map.of());
+            } catch (RuntimeException e) {
+                clusterFailure = e;
+                throw e;
+            }
+        }
+        return cluster;
     }
 
     public static Path brokerJar() {
