@@ -38,8 +38,11 @@ public interface KafkaConfig {
     @WithDefault("65536")
     int producerBatchSize();
 
-    /** none, lz4, zstd, snappy or gzip: lz4 saves Kafka disk and network for a little broker CPU. */
-    @WithDefault("lz4")
+    /**
+     * none, lz4, zstd, snappy or gzip. MQTT payloads are small and batches short, so compression
+     * saves little and costs CPU twice (the broker compresses, Kafka decompresses to validate).
+     */
+    @WithDefault("none")
     String producerCompression();
 
     /**
@@ -62,6 +65,13 @@ public interface KafkaConfig {
 
     @WithDefault("500")
     int consumerMaxPollRecords();
+
+    /**
+     * How often a consumer commits what it has processed (always only what is durable). A crash
+     * replays at most this much, which the stores recognise; fewer commits cost Kafka less CPU.
+     */
+    @WithDefault("200ms")
+    Duration consumerCommitInterval();
 
     /** A consumer (a node) silent this long leaves its group and its partitions move to other nodes. */
     @WithDefault("10s")

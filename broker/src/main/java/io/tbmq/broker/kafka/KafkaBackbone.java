@@ -80,7 +80,8 @@ public final class KafkaBackbone implements AutoCloseable {
     public void consume(String name, KafkaClients clients, String group, String topic, int count, LogConsumer.BatchHandler handler,
             Duration handlerTimeout) {
         for (int i = 0; i < count; i++) {
-            LogConsumer consumer = new LogConsumer(clients.consumer(group, name + "-" + i), topic, handler, handlerTimeout);
+            LogConsumer consumer = new LogConsumer(clients.consumer(group, name + "-" + i), topic, handler, handlerTimeout,
+                    clients.commitInterval());
             Thread t = new Thread(consumer, "tbmq-" + name + "-" + i);
             t.setDaemon(true);
             consumers.add(consumer);

@@ -21,6 +21,10 @@ public final class KafkaClients {
         this.nodeId = nodeId;
     }
 
+    public java.time.Duration commitInterval() {
+        return config.consumerCommitInterval();
+    }
+
     public Properties common(String clientIdSuffix) {
         Properties p = new Properties();
         p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());

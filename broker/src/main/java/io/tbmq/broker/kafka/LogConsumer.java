@@ -23,7 +23,8 @@ import io.tbmq.broker.util.RateLimitedLog;
 
 /**
  * One consumer thread of a broker topic with at-least-once processing: each polled batch is
- * handed over whole; its offsets are committed only when the handler's future completes; if it
+ * handed over whole; its offsets are committed (at most every commit interval) only when the
+ * handler's future completes; if it
  * fails, the consumer seeks back to the batch and tries again after a pause, so nothing that was
  * acknowledged upstream is skipped (the seeds' durability argument: commit after the store acked).
  */
@@ -40,17 +41,21 @@ public final class LogConsumer implements Runnable {
     private final String topic;
     private final BatchHandler handler;
     private final Duration handlerTimeout;
+    private final long commitIntervalNanos;
+    private long lastCommit = System.nanoTime();
     private final Map<TopicPartition, OffsetAndMetadata> processed = new HashMap<>();
     private volatile boolean running = true;
     private volatile KafkaConsumer<byte[], byte[]> consumer;
 
-    public LogConsumer(Properties properties, String topic, BatchHandler handler, Duration handlerTimeout) {
+    public LogConsumer(Properties properties, String topic, BatchHandler handler, Duration handlerTimeout,
+            Duration commitInterval) {
         this.properties = new Properties();
         this.properties.putAll(properties);
         this.properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         this.topic = topic;
         this.handler = handler;
         this.handlerTimeout = handlerTimeout;
+        this.commitIntervalNanos = commitInterval.toNanos();
     }
 
     @Override
@@ -71,6 +76,7 @@ public final class LogConsumer implements Runnable {
             while (running) {
                 ConsumerRecords<byte[], byte[]> records = c.poll(Duration.ofMillis(200));
                 if (records.isEmpty()) {
+                    commitDue(c);
                     continue;
                 }
                 if (process(records)) {
@@ -78,7 +84,7 @@ public final class LogConsumer implements Runnable {
                         List<ConsumerRecord<byte[], byte[]>> list = records.records(tp);
                         processed.put(tp, new OffsetAndMetadata(list.get(list.size() - 1).offset() + 1));
                     }
-                    commitProcessed(c, false);
+                    commitDue(c);
                     backoff = 100;
                 } else {
                     for (TopicPartition tp : records.partitions()) {
@@ -110,6 +116,14 @@ public final class LogConsumer implements Runnable {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
             RETRIES.info("batch of %d records from %s not processed (%s); retrying", records.count(), topic, cause.toString());
             return false;
+        }
+    }
+
+    private void commitDue(KafkaConsumer<byte[], byte[]> c) {
+        long now = System.nanoTime();
+        if (now - lastCommit >= commitIntervalNanos) {
+            lastCommit = now;
+            commitProcessed(c, false);
         }
     }
 

@@ -1,5 +1,8 @@
 package io.tbmq.broker.persistence;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
 import org.jboss.logging.Logger;
 
 import io.tbmq.broker.persistence.redis.DeviceMessageStore;
@@ -10,10 +13,12 @@ import io.tbmq.broker.util.RateLimitedLog;
  * Acknowledgements of stored messages, passed to their store: Redis for DEVICE sessions (remove on
  * PUBACK/PUBCOMP, release on PUBREC), the application consumer for APPLICATION sessions (commit).
  * A failed Redis call is logged: the message is then delivered again after a reconnect, with DUP.
+ * A gap in a DEVICE session's stored messages is filled from Redis (see {@link Session#catchUp}).
  */
 public final class StoreHooks implements Session.StoreHooks {
     private static final Logger LOG = Logger.getLogger(StoreHooks.class);
     private static final RateLimitedLog FAILED = new RateLimitedLog(LOG, 1);
+    private static final RateLimitedLog GAPS = new RateLimitedLog(LOG, 1);
 
     private final DeviceMessageStore devices;
     private final ApplicationSessions applications;
@@ -28,7 +33,7 @@ public final class StoreHooks implements Session.StoreHooks {
         if (session.persistence() == io.tbmq.broker.session.Persistence.APPLICATION) {
             applications.acknowledged(session.clientId(), score);
         } else if (devices != null) {
-            devices.remove(session.clientId(), packetId).whenComplete((v, e) -> failed(e, session));
+            devices.acknowledge(session.clientId(), packetId);
         }
     }
 
@@ -37,6 +42,30 @@ public final class StoreHooks implements Session.StoreHooks {
         if (session.persistence() != io.tbmq.broker.session.Persistence.APPLICATION && devices != null) {
             devices.release(session.clientId(), packetId).whenComplete((v, e) -> failed(e, session));
         }
+    }
+
+    @Override
+    public void missed(Session session) {
+        if (devices == null) {
+            return;
+        }
+        GAPS.info("stored messages of %s arrived past a gap; filling it from Redis", session.clientId());
+        devices.load(session.clientId()).whenComplete((loaded, error) -> {
+            if (error == null) {
+                LoadedMessages stored = LoadedMessages.of(session.clientId(), loaded, session.dupThreshold(loaded.deliveredScore()));
+                // Released ones are in flight already (their PUBREC came on this connection).
+                session.catchUp(stored.messages(), stored.lastScore());
+            } else if (session.catchingUp() && session.isConnected()) {
+                FAILED.info("catching up %s from Redis failed, retrying: %s", session.clientId(), error.getMessage());
+                CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS).execute(() -> {
+                    if (session.catchingUp()) {
+                        missed(session);
+                    }
+                });
+            } else {
+                session.abandonCatchUp();
+            }
+        });
     }
 
     private static void failed(Throwable e, Session session) {

@@ -23,6 +23,7 @@ import io.tbmq.broker.auth.Authenticator;
 import io.tbmq.broker.config.MqttConfig;
 import io.tbmq.broker.message.MessageProperties;
 import io.tbmq.broker.persistence.StoredMessage;
+import io.tbmq.broker.persistence.LoadedMessages;
 import io.tbmq.broker.persistence.redis.DeviceMessageStore;
 import io.tbmq.broker.session.OutboundMessage;
 import io.tbmq.broker.session.Persistence;
@@ -214,26 +215,11 @@ final class ConnectHandler {
                 session.resume(c);
                 return;
             }
-            java.util.List<Integer> released = new java.util.ArrayList<>();
-            java.util.List<OutboundMessage> stored = new java.util.ArrayList<>();
-            long dupThreshold = session.dupThreshold(loaded.deliveredScore());
-            long max = 0;
-            for (DeviceMessageStore.Entry e : loaded.entries()) {
-                max = Math.max(max, e.score());
-                if (e.released()) {
-                    released.add(e.packetId());
-                } else {
-                    try {
-                        stored.add(StoredMessage.decode(e.value(), e.packetId(), e.score(), e.score() <= dupThreshold));
-                    } catch (IllegalArgumentException bad) {
-                        LOG.warnf("unreadable stored message %d of %s skipped", e.packetId(), session.clientId());
-                    }
-                }
-            }
-            session.restore(released.stream().mapToInt(Integer::intValue).toArray(), stored);
+            LoadedMessages stored = LoadedMessages.of(session.clientId(), loaded, session.dupThreshold(loaded.deliveredScore()));
+            session.restore(stored.released(), stored.messages(), stored.lastScore());
             session.resume(c);
-            if (max > 0) {
-                store.delivered(session.clientId(), max);
+            if (stored.highestScore() > 0) {
+                store.delivered(session.clientId(), stored.highestScore());
             }
         }));
     }

@@ -43,7 +43,9 @@ public final class Session {
     private long sentScore;
     /** Read back from the session log after a restart: what was sent before is only known to the store. */
     private volatile boolean restoredAfterRestart;
-    /** Between a reconnect and the end of loading the store, store messages wait here. */
+    /** A reconnect is loading the store: its restore, not a catch-up, takes what waits. */
+    private boolean reconnectLoading;
+    /** Between a reconnect (or a gap) and the end of loading the store, store messages wait here. */
     private java.util.List<OutboundMessage> arrivedWhileLoading;
     private volatile long expiryIntervalSeconds;
     private int nextPacketId = 1;
@@ -73,6 +75,13 @@ public final class Session {
 
         /** PUBREC: only PUBREL is owed now. */
         void released(Session session, int packetId, long score);
+
+        /**
+         * A DEVICE store message arrived past a gap (an earlier one was stored but never handed
+         * over, e.g. its write was replayed after a Redis failure): load the store and call
+         * {@link #catchUp}. Called outside the session's lock.
+         */
+        void missed(Session session);
     }
 
     /** Counts messages a session could not keep (queue full, offline QoS 0, expired). */
@@ -145,26 +154,16 @@ public final class Session {
 
     /** Queues a message for the client; called by the routing threads. */
     public void offer(OutboundMessage message) {
+        if (message.stored()) {
+            offerStored(message);
+            return;
+        }
         DeliverySink target;
         synchronized (this) {
             if (ended) {
                 return;
             }
             target = sink;
-            if (message.stored()) {
-                if (arrivedWhileLoading != null) {
-                    arrivedWhileLoading.add(message);
-                    return;
-                }
-                if (message.score() <= lastScore || target == null) {
-                    // Already queued, or offline: the store keeps it until the client is back.
-                    return;
-                }
-                lastScore = message.score();
-                queue.add(message);
-                target.scheduleDrain();
-                return;
-            }
             if (target == null && message.qos() == 0 && !queueQos0Offline) {
                 drops.dropped(clientId, "qos0-offline");
                 return;
@@ -177,6 +176,81 @@ public final class Session {
         }
         if (target != null) {
             target.scheduleDrain();
+        }
+    }
+
+    /** A message the persistent store holds (it is never dropped here: the store keeps it). */
+    private void offerStored(OutboundMessage message) {
+        StoreHooks hooks;
+        synchronized (this) {
+            if (ended) {
+                return;
+            }
+            if (arrivedWhileLoading != null) {
+                arrivedWhileLoading.add(message);
+                return;
+            }
+            DeliverySink target = sink;
+            if (message.score() <= lastScore || target == null) {
+                // Already queued, or offline: the store keeps it until the client is back.
+                return;
+            }
+            if (persistence != Persistence.DEVICE || message.score() == lastScore + 1 || storeHooks == null) {
+                lastScore = message.score();
+                queue.add(message);
+                target.scheduleDrain();
+                return;
+            }
+            // DEVICE scores are consecutive: the ones in between are in Redis only (their write
+            // was replayed after a failure, say). Hold this one until they are fetched.
+            arrivedWhileLoading = new java.util.ArrayList<>();
+            arrivedWhileLoading.add(message);
+            hooks = storeHooks;
+        }
+        hooks.missed(this);
+    }
+
+    /**
+     * The store's messages after a gap (see {@link StoreHooks#missed}): those above what this
+     * session already has are queued in order, then what arrived meanwhile. Nothing in flight is
+     * touched.
+     */
+    public void catchUp(List<OutboundMessage> stored, long storeLastScore) {
+        DeliverySink target;
+        synchronized (this) {
+            if (arrivedWhileLoading == null || reconnectLoading) {
+                return;
+            }
+            for (OutboundMessage m : stored) {
+                if (m.score() > lastScore) {
+                    queue.add(m);
+                    lastScore = m.score();
+                }
+            }
+            lastScore = Math.max(lastScore, storeLastScore);
+            for (OutboundMessage m : arrivedWhileLoading) {
+                if (m.score() > lastScore) {
+                    queue.add(m);
+                    lastScore = m.score();
+                }
+            }
+            arrivedWhileLoading = null;
+            target = sink;
+        }
+        if (target != null) {
+            target.scheduleDrain();
+        }
+    }
+
+    /** Whether stored messages are held for a catch-up load (not a reconnect's). */
+    public synchronized boolean catchingUp() {
+        return arrivedWhileLoading != null && !reconnectLoading;
+    }
+
+    /** A catch-up load failed and the client is gone: the store keeps everything for its return. */
+    public synchronized void abandonCatchUp() {
+        if (!reconnectLoading) {
+            arrivedWhileLoading = null;
         }
     }
 
@@ -342,6 +416,7 @@ public final class Session {
      * (the store is the truth, memory may predate a crash); store messages arriving meanwhile wait.
      */
     public synchronized void beginLoading() {
+        reconnectLoading = true;
         if (arrivedWhileLoading == null) {
             arrivedWhileLoading = new java.util.ArrayList<>();
         }
@@ -381,7 +456,7 @@ public final class Session {
      * from before a crash): {@code released} ids owe a PUBREL, {@code stored} are queued in order,
      * then whatever arrived while loading and is newer.
      */
-    public synchronized void restore(int[] released, List<OutboundMessage> stored) {
+    public synchronized void restore(int[] released, List<OutboundMessage> stored, long storeLastScore) {
         inflight.clear();
         queue.removeIf(OutboundMessage::stored);
         for (int packetId : released) {
@@ -396,6 +471,8 @@ public final class Session {
             lastScore = Math.max(lastScore, m.score());
         }
         queue.addAll(inMemoryOnly);
+        // Everything the store assigned up to its last score is in stored or gone for good.
+        lastScore = Math.max(lastScore, storeLastScore);
         if (arrivedWhileLoading != null) {
             for (OutboundMessage m : arrivedWhileLoading) {
                 if (m.score() > lastScore) {
@@ -405,11 +482,13 @@ public final class Session {
             }
             arrivedWhileLoading = null;
         }
+        reconnectLoading = false;
     }
 
     /** Loading failed (store unreachable): nothing is restored; the stored messages wait for the next connect. */
     public synchronized void abandonLoading() {
         arrivedWhileLoading = null;
+        reconnectLoading = false;
     }
 
     // ---- inbound QoS 2 ---------------------------------------------------------------------

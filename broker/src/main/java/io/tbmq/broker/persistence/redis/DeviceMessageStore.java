@@ -12,14 +12,29 @@ import java.util.concurrent.CompletableFuture;
  * Persistent sessions of DEVICE clients in Redis (standalone or Cluster), through the Lua scripts
  * next to this class: store (with the limit trim and replay protection), load (with the cleanup of
  * expired references), remove on PUBACK/PUBCOMP, mark released on PUBREC, clear on session end.
+ *
+ * <p>Script calls serve many clients where Redis allows it: on standalone Redis one call stores
+ * (or removes) the messages of every client in a batch; on a Cluster one call per client, or per
+ * slot group when {@code tbmq.redis.slot-groups} is on. Acknowledgements are gathered for one
+ * flush interval: nothing waits for them, and a lost one only means a re-delivery with DUP.
  */
 public final class DeviceMessageStore {
     /** Messages in one script call at most, so a large backlog never blocks Redis for long. */
     private static final int MAX_MESSAGES_PER_CALL = 500;
+    /** Acknowledgements gathered before they are sent without waiting for the flush interval. */
+    private static final int ACK_BATCH = 256;
+    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(DeviceMessageStore.class);
+    private static final io.tbmq.broker.util.RateLimitedLog FAILED = new io.tbmq.broker.util.RateLimitedLog(LOG, 1);
 
     private final RedisConnector redis;
     private final RedisKeys keys;
     private final int limit;
+    private final boolean anyKeysInOneCall;
+    private final java.util.concurrent.ConcurrentLinkedQueue<Ack> acks = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final java.util.concurrent.atomic.AtomicInteger pendingAcks = new java.util.concurrent.atomic.AtomicInteger();
+
+    private record Ack(String clientId, int packetId) {
+    }
     private final LuaScript add = LuaScript.load("add");
     private final LuaScript load = LuaScript.load("load");
     private final LuaScript remove = LuaScript.load("remove");
@@ -35,8 +50,11 @@ public final class DeviceMessageStore {
     public record Assigned(int packetId, long score) {
     }
 
-    /** What a client has stored, in order. */
-    public record Loaded(long deliveredScore, List<Entry> entries) {
+    /**
+     * What a client has stored, in order; {@code lastScore} is the highest score ever assigned to
+     * it: every message up to it is either here or gone for good (acknowledged, expired, trimmed).
+     */
+    public record Loaded(long deliveredScore, long lastScore, List<Entry> entries) {
     }
 
     /** One stored message; {@code value} is null when only PUBREL is owed. */
@@ -47,6 +65,11 @@ public final class DeviceMessageStore {
     }
 
     public DeviceMessageStore(RedisConnector redis, RedisKeys keys, int limit) {
+        this(redis, keys, limit, !redis.cluster());
+    }
+
+    /** {@code anyKeysInOneCall}: Redis is standalone, so a script may touch keys of any slot. */
+    DeviceMessageStore(RedisConnector redis, RedisKeys keys, int limit, boolean anyKeysInOneCall) {
         if (limit > 0xFFFF) {
             throw new IllegalArgumentException("tbmq.persistence.device-messages-limit can't be greater than 65535 (packet ids are 16 bits)");
         }
@@ -56,6 +79,16 @@ public final class DeviceMessageStore {
         this.redis = redis;
         this.keys = keys;
         this.limit = limit;
+        this.anyKeysInOneCall = anyKeysInOneCall;
+        redis.everyFlushInterval(this::flushAcks);
+    }
+
+    /** Which script call a client's keys can join: all in one on standalone, by slot on a Cluster. */
+    private Object callGroup(String clientId) {
+        if (anyKeysInOneCall) {
+            return Boolean.TRUE;
+        }
+        return keys.slotGroups() == 0 ? clientId : Integer.valueOf(keys.group(clientId));
     }
 
     public RedisKeys keys() {
@@ -68,16 +101,9 @@ public final class DeviceMessageStore {
      */
     public CompletableFuture<Map<String, List<Assigned>>> add(Map<String, List<Incoming>> byClient,
             java.util.function.Predicate<String> connected) {
-        Map<Integer, List<String>> calls = new LinkedHashMap<>();
-        if (keys.slotGroups() == 0) {
-            int i = 0;
-            for (String client : byClient.keySet()) {
-                calls.put(i++, List.of(client));
-            }
-        } else {
-            for (String client : byClient.keySet()) {
-                calls.computeIfAbsent(keys.group(client), g -> new ArrayList<>()).add(client);
-            }
+        Map<Object, List<String>> calls = new LinkedHashMap<>();
+        for (String client : byClient.keySet()) {
+            calls.computeIfAbsent(callGroup(client), g -> new ArrayList<>()).add(client);
         }
         List<CompletableFuture<Map<String, List<Assigned>>>> futures = new ArrayList<>();
         for (List<String> clients : calls.values()) {
@@ -141,11 +167,15 @@ public final class DeviceMessageStore {
     }
 
     public CompletableFuture<Loaded> load(String clientId) {
-        return redis.script(load, new byte[][] {keys.messages(clientId), keys.delivered(clientId)}).thenApply(result -> {
+        // Acknowledgements gathered so far go first: what the client acknowledged is not loaded again.
+        flushAcks();
+        byte[][] keyArray = {keys.messages(clientId), keys.delivered(clientId), keys.lastPacketId(clientId)};
+        return redis.script(load, keyArray).thenApply(result -> {
             List<?> flat = (List<?>) result;
             long deliveredScore = Long.parseLong(text(flat.get(0)));
-            List<Entry> entries = new ArrayList<>((flat.size() - 1) / 3);
-            for (int i = 1; i + 2 < flat.size(); i += 3) {
+            long lastScore = Long.parseLong(text(flat.get(1)));
+            List<Entry> entries = new ArrayList<>((flat.size() - 2) / 3);
+            for (int i = 2; i + 2 < flat.size(); i += 3) {
                 long score = (long) Double.parseDouble(text(flat.get(i)));
                 String key = text(flat.get(i + 1));
                 int packetId = Integer.parseInt(key.substring(key.lastIndexOf('_') + 1));
@@ -153,17 +183,61 @@ public final class DeviceMessageStore {
                 boolean released = value.length == 1 && value[0] == 'R';
                 entries.add(new Entry(score, packetId, released ? null : value));
             }
-            return new Loaded(deliveredScore, entries);
+            return new Loaded(deliveredScore, lastScore, entries);
         });
     }
 
-    /** PUBACK or PUBCOMP: the messages are done. */
+    /** PUBACK or PUBCOMP: the message is done. Sent with others within a flush interval. */
+    public void acknowledge(String clientId, int packetId) {
+        acks.add(new Ack(clientId, packetId));
+        if (pendingAcks.incrementAndGet() >= ACK_BATCH) {
+            flushAcks();
+        }
+    }
+
+    /** PUBACK or PUBCOMP: the messages are done, at once. */
     public CompletableFuture<Object> remove(String clientId, int... packetIds) {
-        byte[][] args = new byte[packetIds.length][];
+        byte[][] args = new byte[packetIds.length + 1][];
+        args[0] = num(packetIds.length);
         for (int i = 0; i < packetIds.length; i++) {
-            args[i] = keys.message(clientId, packetIds[i]);
+            args[i + 1] = keys.message(clientId, packetIds[i]);
         }
         return redis.script(remove, new byte[][] {keys.messages(clientId)}, args);
+    }
+
+    /**
+     * Sends the gathered acknowledgements, one remove call per call group. Synchronized so a load
+     * or clear issued after it is written after them.
+     */
+    synchronized void flushAcks() {
+        if (pendingAcks.get() == 0) {
+            return;
+        }
+        Map<Object, Map<String, List<Integer>>> calls = new LinkedHashMap<>();
+        Ack ack;
+        while ((ack = acks.poll()) != null) {
+            pendingAcks.decrementAndGet();
+            calls.computeIfAbsent(callGroup(ack.clientId()), g -> new LinkedHashMap<>())
+                    .computeIfAbsent(ack.clientId(), c -> new ArrayList<>()).add(ack.packetId());
+        }
+        for (Map<String, List<Integer>> call : calls.values()) {
+            byte[][] keyArray = new byte[call.size()][];
+            List<byte[]> args = new ArrayList<>();
+            int c = 0;
+            for (Map.Entry<String, List<Integer>> e : call.entrySet()) {
+                keyArray[c++] = keys.messages(e.getKey());
+                args.add(num(e.getValue().size()));
+                for (int packetId : e.getValue()) {
+                    args.add(keys.message(e.getKey(), packetId));
+                }
+            }
+            redis.script(remove, keyArray, args.toArray(byte[][]::new)).whenComplete((v, e) -> {
+                if (e != null) {
+                    FAILED.info("removing %d acknowledged messages failed (they come again, with DUP): %s", args.size() - call.size(),
+                            e.getMessage());
+                }
+            });
+        }
     }
 
     /** PUBREC: only the PUBREL is owed now. */
@@ -178,6 +252,8 @@ public final class DeviceMessageStore {
 
     /** The session ended: all of the client's keys go. */
     public CompletableFuture<Object> clear(String clientId) {
+        // A late acknowledgement must not remove a message of the next session under the same packet id.
+        flushAcks();
         return redis.script(clear, new byte[][] {keys.messages(clientId), keys.lastPacketId(clientId), keys.sources(clientId),
             keys.delivered(clientId)});
     }

@@ -49,6 +49,7 @@ public final class RedisConnector implements AutoCloseable {
     private final int batchSize;
     private final AtomicInteger buffered = new AtomicInteger();
     private final ScheduledExecutorService flusher;
+    private final long flushIntervalNanos;
     private volatile long lastPingOk;
     private volatile String lastError = "not checked yet";
 
@@ -88,6 +89,7 @@ public final class RedisConnector implements AutoCloseable {
         this.flusher = scheduler;
         connect();
         long interval = Math.max(100_000, config.flushInterval().toNanos());
+        this.flushIntervalNanos = interval;
         scheduler.scheduleAtFixedRate(this::flushIfBuffered, interval, interval, TimeUnit.NANOSECONDS);
         scheduler.scheduleWithFixedDelay(this::ping, 1, 2, TimeUnit.SECONDS);
     }
@@ -198,6 +200,22 @@ public final class RedisConnector implements AutoCloseable {
         } catch (Exception e) {
             lastError = e.getCause() != null ? e.getCause().getMessage() : e.getMessage();
         }
+    }
+
+    /** Whether this is a Redis Cluster (a script may only touch keys of one slot). */
+    public boolean cluster() {
+        return cluster;
+    }
+
+    /** Runs {@code task} every flush interval on the flushing thread, e.g. to send gathered commands. */
+    public void everyFlushInterval(Runnable task) {
+        flusher.scheduleAtFixedRate(() -> {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                LOG.warnf("periodic Redis task failed: %s", e.toString());
+            }
+        }, flushIntervalNanos, flushIntervalNanos, TimeUnit.NANOSECONDS);
     }
 
     /** Redis answered within the last few seconds. */

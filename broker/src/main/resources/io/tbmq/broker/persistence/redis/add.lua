@@ -1,5 +1,5 @@
--- Stores messages for one or more DEVICE clients whose keys share a hash slot (one client, or a
--- slot group). Atomic per call.
+-- Stores messages for one or more DEVICE clients in one atomic call: one client, a slot group
+-- (Redis Cluster), or any clients at all on standalone Redis.
 -- KEYS: for each client i, 4 keys: messages zset, last packet id, applied source offsets (hash),
 --   delivered marker (highest score sent at least once).
 -- ARGV[1] = per-client limit, ARGV[2] = number of clients, then per client:
@@ -25,13 +25,10 @@ for c = 1, clients do
   local connected = ARGV[a + 1] == '1'
   local n = tonumber(ARGV[a + 2])
   a = a + 3
-  -- lastKey holds "packetId:score": the score must keep growing even when the set is empty.
   local lastValue = redis.call('GET', lastKey) or '0:0'
   local sep = string.find(lastValue, ':', 1, true)
   local last = tonumber(string.sub(lastValue, 1, (sep or 0) - 1)) or tonumber(lastValue) or 0
   local score = sep and tonumber(string.sub(lastValue, sep + 1)) or 0
-  local top = redis.call('ZRANGE', zkey, -1, -1, 'WITHSCORES')
-  if #top > 0 and tonumber(top[2]) > score then score = tonumber(top[2]) end
   -- Trim first, so a wrapped packet id never lands on a message still stored under it.
   local excess = redis.call('ZCARD', zkey) + n - limit
   if excess > 0 then
@@ -40,17 +37,22 @@ for c = 1, clients do
     redis.call('ZREMRANGEBYRANK', zkey, 0, excess - 1)
   end
   local ids = {}
+  local applied = {}
+  local stored = false
   for m = 1, n do
     local partition = ARGV[a]
     local offset = tonumber(ARGV[a + 1])
     local ttl = ARGV[a + 2]
     local value = ARGV[a + 3]
     a = a + 4
-    local applied = tonumber(redis.call('HGET', srcKey, partition) or '-1')
-    if offset <= applied then
+    if applied[partition] == nil then
+      applied[partition] = tonumber(redis.call('HGET', srcKey, partition) or '-1')
+    end
+    if offset <= applied[partition] then
       ids[#ids + 1] = 0
       ids[#ids + 1] = 0
     else
+      applied[partition] = offset
       last = last + 1
       if last > 65535 then last = 1 end
       -- The score keeps growing past 65535 while the packet id wraps to 1.
@@ -58,13 +60,21 @@ for c = 1, clients do
       local key = prefix .. last
       redis.call('SET', key, value, 'EX', ttl)
       redis.call('ZADD', zkey, score, key)
-      redis.call('HSET', srcKey, partition, offset)
       ids[#ids + 1] = last
       ids[#ids + 1] = score
+      stored = true
     end
   end
-  redis.call('SET', lastKey, last .. ':' .. score)
-  if connected and score > 0 then redis.call('SET', deliveredKey, score) end
+  if stored then
+    local fields = {}
+    for p, o in pairs(applied) do
+      fields[#fields + 1] = p
+      fields[#fields + 1] = o
+    end
+    redis.call('HSET', srcKey, unpack(fields))
+    redis.call('SET', lastKey, last .. ':' .. score)
+    if connected then redis.call('SET', deliveredKey, score) end
+  end
   result[c] = ids
 end
 return result

@@ -1,0 +1,141 @@
+package io.tbmq.broker.session;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import io.tbmq.broker.message.MessageProperties;
+import io.tbmq.broker.message.PublishMessage;
+
+/**
+ * Delivery of messages a persistent store assigned (packet id and score): in score order, never
+ * twice, and a gap in a DEVICE session's scores is filled from the store before anything later goes.
+ */
+class StoredDeliveryTest {
+    private final List<Integer> written = new ArrayList<>();
+    private final List<Boolean> dups = new ArrayList<>();
+    private int missed;
+    private Session session;
+    private final DeliverySink sink = new DeliverySink() {
+        @Override
+        public void scheduleDrain() {
+            session.drain(this);
+        }
+
+        @Override
+        public boolean isWritable() {
+            return true;
+        }
+
+        @Override
+        public int sendWindow() {
+            return 100;
+        }
+
+        @Override
+        public boolean writePublish(OutboundMessage message, int packetId, boolean dup) {
+            written.add((int) message.score());
+            dups.add(dup);
+            return true;
+        }
+
+        @Override
+        public void writePubrel(int packetId) {
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void takenOver(boolean successorCleanStart) {
+        }
+    };
+
+    @BeforeEach
+    void connect() {
+        session = new Session("dev", 600, 100, false, (c, r) -> { });
+        session.persistence(Persistence.DEVICE);
+        session.storeHooks(new Session.StoreHooks() {
+            @Override
+            public void acknowledged(Session s, int packetId, long score) {
+            }
+
+            @Override
+            public void released(Session s, int packetId, long score) {
+            }
+
+            @Override
+            public void missed(Session s) {
+                missed++;
+            }
+        });
+        session.resume(sink);
+    }
+
+    private static OutboundMessage stored(long score) {
+        PublishMessage m = new PublishMessage("t", 1, false, new byte[0], MessageProperties.NONE, "p", 0, 0);
+        return new OutboundMessage(m, 1, false, new int[0], (int) score, score, false);
+    }
+
+    @Test
+    void consecutiveScoresGoOutInOrderAndRepeatsAreIgnored() {
+        session.offer(stored(1));
+        session.offer(stored(2));
+        session.offer(stored(2));
+        session.offer(stored(1));
+        session.offer(stored(3));
+        assertThat(written).containsExactly(1, 2, 3);
+        assertThat(missed).isZero();
+    }
+
+    @Test
+    void aGapHoldsLaterMessagesUntilTheStoreFillsIt() {
+        session.offer(stored(1));
+        session.offer(stored(3));
+        session.offer(stored(4));
+        assertThat(written).as("3 and 4 wait for 2").containsExactly(1);
+        assertThat(missed).isEqualTo(1);
+        assertThat(session.catchingUp()).isTrue();
+
+        // The store has 2 and 3 (4 was written after the load read it).
+        session.catchUp(List.of(stored(2), stored(3)), 3);
+        assertThat(written).containsExactly(1, 2, 3, 4);
+        assertThat(dups).containsOnly(false);
+        assertThat(session.catchingUp()).isFalse();
+    }
+
+    @Test
+    void aReconnectLoadTakesOverFromACatchUp() {
+        session.offer(stored(1));
+        session.offer(stored(3));
+        session.beginLoading();
+        session.catchUp(List.of(stored(2), stored(3)), 3);
+        assertThat(written).as("the reconnect's restore decides, not the catch-up").containsExactly(1);
+        session.restore(new int[0], List.of(stored(2), stored(3)), 3);
+        session.drain(sink);
+        assertThat(written).containsExactly(1, 2, 3);
+    }
+
+    @Test
+    void afterARestoreTheStoresLastScoreIsTheBaseline() {
+        session.beginLoading();
+        session.restore(new int[0], List.of(), 41);
+        session.offer(stored(42));
+        assertThat(written).containsExactly(42);
+        assertThat(missed).isZero();
+    }
+
+    @Test
+    void applicationOffsetsMayJump() {
+        session.persistence(Persistence.APPLICATION);
+        session.offer(stored(5));
+        session.offer(stored(9));
+        assertThat(written).containsExactly(5, 9);
+        assertThat(missed).isZero();
+    }
+}
