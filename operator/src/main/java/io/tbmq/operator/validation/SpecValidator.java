@@ -1,0 +1,221 @@
+package io.tbmq.operator.validation;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.tbmq.operator.api.BrokerSpec;
+import io.tbmq.operator.api.KafkaSpec;
+import io.tbmq.operator.api.ListenerSpec;
+import io.tbmq.operator.api.ListenersSpec;
+import io.tbmq.operator.api.Mode;
+import io.tbmq.operator.api.Overrides;
+import io.tbmq.operator.api.PersistenceSpec;
+import io.tbmq.operator.api.RedisSpec;
+import io.tbmq.operator.api.StorageSpec;
+import io.tbmq.operator.api.TbmqClusterSpec;
+
+/**
+ * Checks a spec before anything is changed. The CRD's OpenAPI and CEL rules catch most of this at
+ * admission; this repeats them (for API servers without CEL, and for resources stored before a rule
+ * existed) and adds what a schema cannot express. Each error names the field.
+ */
+public final class SpecValidator {
+    private static final Pattern HOST_PORT = Pattern.compile("^[A-Za-z0-9._\\-\\[\\]:]+:[0-9]{1,5}$");
+    private static final Pattern DURATION = Pattern.compile(PersistenceSpec.DURATION);
+
+    private SpecValidator() {
+    }
+
+    public static List<FieldError> validate(TbmqClusterSpec spec) {
+        List<FieldError> errors = new ArrayList<>();
+        if (spec == null) {
+            errors.add(new FieldError("spec", "is required"));
+            return errors;
+        }
+        if (spec.getTargetThroughput() <= 0) {
+            errors.add(new FieldError("spec.targetThroughput", "must be above 0 (messages per second, in + out)"));
+        }
+        broker(spec.getBroker(), errors);
+        kafka(spec.getKafka(), errors);
+        redis(spec.getRedis(), errors);
+        overrides(spec, errors);
+        return errors;
+    }
+
+    private static void broker(BrokerSpec broker, List<FieldError> errors) {
+        if (broker == null) {
+            return;
+        }
+        if (broker.getImage() == null || broker.getImage().isBlank()) {
+            errors.add(new FieldError("spec.broker.image", "must not be empty"));
+        }
+        if (broker.getCredentialsSecret() == null && !broker.isAllowAnonymous()) {
+            errors.add(new FieldError("spec.broker.credentialsSecret",
+                    "is required unless spec.broker.allowAnonymous is true (no client could connect)"));
+        }
+        PersistenceSpec p = broker.getPersistence();
+        if (p != null) {
+            if (p.getDeviceMessagesLimit() < 1 || p.getDeviceMessagesLimit() > 65535) {
+                errors.add(new FieldError("spec.broker.persistence.deviceMessagesLimit",
+                        "must be between 1 and 65535 (MQTT packet ids), was " + p.getDeviceMessagesLimit()));
+            }
+            if (p.getDeviceMessageTtl() != null && !DURATION.matcher(p.getDeviceMessageTtl()).matches()) {
+                errors.add(new FieldError("spec.broker.persistence.deviceMessageTtl",
+                        "must be a number with a unit (ms, s, m, h, d), was '" + p.getDeviceMessageTtl() + "'"));
+            }
+        }
+        resources("spec.broker.resources", broker.getResources(), errors);
+        listeners(broker, errors);
+    }
+
+    private static void listeners(BrokerSpec broker, List<FieldError> errors) {
+        ListenersSpec l = broker.getListeners();
+        if (l == null) {
+            return;
+        }
+        Map<String, ListenerSpec> all = new java.util.LinkedHashMap<>();
+        all.put("mqtt", l.getMqtt());
+        all.put("mqtts", l.getMqtts());
+        all.put("ws", l.getWs());
+        all.put("wss", l.getWss());
+        Map<Integer, String> ports = new HashMap<>();
+        boolean any = false;
+        for (Map.Entry<String, ListenerSpec> e : all.entrySet()) {
+            ListenerSpec listener = e.getValue();
+            if (listener == null || !listener.isEnabled()) {
+                continue;
+            }
+            any = true;
+            String field = "spec.broker.listeners." + e.getKey();
+            if (listener.getPort() < 1 || listener.getPort() > 65535) {
+                errors.add(new FieldError(field + ".port", "must be between 1 and 65535, was " + listener.getPort()));
+            } else if (ports.containsKey(listener.getPort())) {
+                errors.add(new FieldError(field + ".port", "port " + listener.getPort() + " is also used by "
+                        + ports.get(listener.getPort())));
+            } else {
+                ports.put(listener.getPort(), e.getKey());
+            }
+            if ((e.getKey().equals("mqtts") || e.getKey().equals("wss")) && isBlank(broker.getTlsSecret())) {
+                errors.add(new FieldError("spec.broker.tlsSecret", "is required when listener " + e.getKey() + " is enabled"));
+            }
+        }
+        if (!any) {
+            errors.add(new FieldError("spec.broker.listeners", "at least one listener must be enabled"));
+        }
+    }
+
+    private static void kafka(KafkaSpec kafka, List<FieldError> errors) {
+        if (kafka == null) {
+            return;
+        }
+        if (kafka.getMode() == Mode.EXTERNAL) {
+            if (isBlank(kafka.getBootstrapServers())) {
+                errors.add(new FieldError("spec.kafka.bootstrapServers", "is required when spec.kafka.mode is EXTERNAL"));
+            } else {
+                for (String server : kafka.getBootstrapServers().split(",")) {
+                    if (!HOST_PORT.matcher(server.trim()).matches()) {
+                        errors.add(new FieldError("spec.kafka.bootstrapServers", "'" + server.trim() + "' is not host:port"));
+                    }
+                }
+            }
+        } else {
+            storage("spec.kafka.storage", kafka.getStorage(), errors);
+            resources("spec.kafka.resources", kafka.getResources(), errors);
+        }
+    }
+
+    private static void redis(RedisSpec redis, List<FieldError> errors) {
+        if (redis == null) {
+            return;
+        }
+        if (redis.getMode() == Mode.EXTERNAL) {
+            if (redis.getNodes() == null || redis.getNodes().isEmpty()) {
+                errors.add(new FieldError("spec.redis.nodes", "is required when spec.redis.mode is EXTERNAL"));
+            } else {
+                for (int i = 0; i < redis.getNodes().size(); i++) {
+                    String node = redis.getNodes().get(i);
+                    if (node == null || !HOST_PORT.matcher(node.trim()).matches()) {
+                        errors.add(new FieldError("spec.redis.nodes[" + i + "]", "'" + node + "' is not host:port"));
+                    }
+                }
+            }
+        } else {
+            if (isBlank(redis.getImage())) {
+                errors.add(new FieldError("spec.redis.image", "must not be empty"));
+            }
+            storage("spec.redis.storage", redis.getStorage(), errors);
+            resources("spec.redis.resources", redis.getResources(), errors);
+        }
+    }
+
+    private static void overrides(TbmqClusterSpec spec, List<FieldError> errors) {
+        Overrides o = spec.getOverrides();
+        if (o == null) {
+            return;
+        }
+        atLeast("spec.overrides.brokers", o.getBrokers(), 1, errors);
+        atLeast("spec.overrides.redisMasters", o.getRedisMasters(), 3, errors);
+        atLeast("spec.overrides.kafkaBrokers", o.getKafkaBrokers(), 1, errors);
+        atLeast("spec.overrides.partitions", o.getPartitions(), 1, errors);
+        atLeast("spec.overrides.lettuceBatchSize", o.getLettuceBatchSize(), 1, errors);
+        atLeast("spec.overrides.replicationFactor", o.getReplicationFactor(), 1, errors);
+        if (o.getLettuceBatchSize() != null && o.getLettuceBatchSize() > 10000) {
+            errors.add(new FieldError("spec.overrides.lettuceBatchSize", "must be at most 10000"));
+        }
+        boolean managedKafka = spec.getKafka() == null || spec.getKafka().getMode() != Mode.EXTERNAL;
+        if (managedKafka && o.getReplicationFactor() != null && o.getKafkaBrokers() != null
+                && o.getReplicationFactor() > o.getKafkaBrokers()) {
+            errors.add(new FieldError("spec.overrides.replicationFactor",
+                    "cannot exceed spec.overrides.kafkaBrokers (" + o.getKafkaBrokers() + ")"));
+        }
+    }
+
+    private static void atLeast(String field, Integer value, int min, List<FieldError> errors) {
+        if (value != null && value < min) {
+            errors.add(new FieldError(field, "must be at least " + min + ", was " + value));
+        }
+    }
+
+    private static void storage(String field, StorageSpec storage, List<FieldError> errors) {
+        if (storage == null || storage.getSize() == null) {
+            return;
+        }
+        if (!positiveQuantity(storage.getSize())) {
+            errors.add(new FieldError(field + ".size", "'" + storage.getSize() + "' is not a size such as 20Gi"));
+        }
+    }
+
+    private static void resources(String field, ResourceRequirements resources, List<FieldError> errors) {
+        if (resources == null) {
+            return;
+        }
+        for (String kind : List.of("requests", "limits")) {
+            Map<String, Quantity> values = kind.equals("requests") ? resources.getRequests() : resources.getLimits();
+            if (values == null) {
+                continue;
+            }
+            values.forEach((name, q) -> {
+                if (q == null || !positiveQuantity(q.toString())) {
+                    errors.add(new FieldError(field + "." + kind + "." + name, "'" + q + "' is not a positive quantity"));
+                }
+            });
+        }
+    }
+
+    private static boolean positiveQuantity(String text) {
+        try {
+            return Quantity.getAmountInBytes(new Quantity(text)).signum() > 0;
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    private static boolean isBlank(String s) {
+        return s == null || s.isBlank();
+    }
+}

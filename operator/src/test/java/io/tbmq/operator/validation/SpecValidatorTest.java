@@ -1,0 +1,110 @@
+package io.tbmq.operator.validation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.tbmq.operator.api.Mode;
+import io.tbmq.operator.api.TbmqClusterSpec;
+
+class SpecValidatorTest {
+
+    static TbmqClusterSpec valid() {
+        TbmqClusterSpec spec = new TbmqClusterSpec();
+        spec.setTargetThroughput(200_000);
+        spec.getBroker().setCredentialsSecret("tbmq-users");
+        return spec;
+    }
+
+    private static List<String> fields(TbmqClusterSpec spec) {
+        return SpecValidator.validate(spec).stream().map(FieldError::field).toList();
+    }
+
+    @Test
+    void aMinimalSpecIsValid() {
+        assertThat(SpecValidator.validate(valid())).isEmpty();
+    }
+
+    @Test
+    void namesTheFieldOfEachError() {
+        TbmqClusterSpec spec = valid();
+        spec.setTargetThroughput(0);
+        spec.getBroker().getPersistence().setDeviceMessagesLimit(70_000);
+        spec.getBroker().getPersistence().setDeviceMessageTtl("seven days");
+        List<FieldError> errors = SpecValidator.validate(spec);
+        assertThat(errors).extracting(FieldError::field).containsExactly("spec.targetThroughput",
+                "spec.broker.persistence.deviceMessagesLimit", "spec.broker.persistence.deviceMessageTtl");
+        assertThat(errors.get(1).message()).contains("65535").contains("70000");
+    }
+
+    @Test
+    void externalKafkaNeedsBootstrapServers() {
+        TbmqClusterSpec spec = valid();
+        spec.getKafka().setMode(Mode.EXTERNAL);
+        assertThat(fields(spec)).containsExactly("spec.kafka.bootstrapServers");
+        spec.getKafka().setBootstrapServers("kafka-0.kafka:9092,kafka-1");
+        assertThat(SpecValidator.validate(spec)).singleElement().extracting(FieldError::message).asString()
+                .contains("'kafka-1' is not host:port");
+        spec.getKafka().setBootstrapServers("kafka-0.kafka:9092, kafka-1.kafka:9092");
+        assertThat(SpecValidator.validate(spec)).isEmpty();
+    }
+
+    @Test
+    void externalRedisNeedsNodes() {
+        TbmqClusterSpec spec = valid();
+        spec.getRedis().setMode(Mode.EXTERNAL);
+        assertThat(fields(spec)).containsExactly("spec.redis.nodes");
+        spec.getRedis().setNodes(List.of("redis-0:6379", "redis-1"));
+        assertThat(fields(spec)).containsExactly("spec.redis.nodes[1]");
+    }
+
+    @Test
+    void noCredentialsAndNoAnonymousAccessIsRefused() {
+        TbmqClusterSpec spec = valid();
+        spec.getBroker().setCredentialsSecret(null);
+        assertThat(fields(spec)).containsExactly("spec.broker.credentialsSecret");
+        spec.getBroker().setAllowAnonymous(true);
+        assertThat(SpecValidator.validate(spec)).isEmpty();
+    }
+
+    @Test
+    void tlsListenersNeedASecretAndPortsMustDiffer() {
+        TbmqClusterSpec spec = valid();
+        spec.getBroker().getListeners().getMqtts().setEnabled(true);
+        assertThat(fields(spec)).containsExactly("spec.broker.tlsSecret");
+        spec.getBroker().setTlsSecret("tbmq-tls");
+        spec.getBroker().getListeners().getMqtts().setPort(1883);
+        assertThat(fields(spec)).containsExactly("spec.broker.listeners.mqtts.port");
+        spec.getBroker().getListeners().getMqtts().setPort(8883);
+        spec.getBroker().getListeners().getMqtt().setEnabled(false);
+        spec.getBroker().getListeners().getMqtts().setEnabled(false);
+        assertThat(fields(spec)).containsExactly("spec.broker.listeners");
+    }
+
+    @Test
+    void overridesBelowTheirMinimumAreRefused() {
+        TbmqClusterSpec spec = valid();
+        spec.getOverrides().setRedisMasters(2);
+        spec.getOverrides().setBrokers(0);
+        spec.getOverrides().setKafkaBrokers(1);
+        spec.getOverrides().setReplicationFactor(3);
+        spec.getOverrides().setLettuceBatchSize(20_000);
+        assertThat(fields(spec)).containsExactlyInAnyOrder("spec.overrides.brokers", "spec.overrides.redisMasters",
+                "spec.overrides.lettuceBatchSize", "spec.overrides.replicationFactor");
+    }
+
+    @Test
+    void quantitiesMustParseAndBePositive() {
+        TbmqClusterSpec spec = valid();
+        ResourceRequirements r = new ResourceRequirements();
+        r.setRequests(Map.of("cpu", new Quantity("-2")));
+        spec.getBroker().setResources(r);
+        spec.getRedis().getStorage().setSize("lots");
+        assertThat(fields(spec)).containsExactlyInAnyOrder("spec.broker.resources.requests.cpu", "spec.redis.storage.size");
+    }
+}
