@@ -4,6 +4,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -143,8 +144,31 @@ public final class BenchMain {
             }
         }
         if (!"false".equals(System.getenv("BENCH_REPORT"))) {
-            new BenchReport(root, seconds, repeat).write(results);
+            new BenchReport(root, seconds, repeat).write(merged(root, results));
         }
+    }
+
+    /**
+     * The new results plus the saved ones of scenarios not run this time (BENCH_ONLY re-runs a
+     * part of the suite without dropping the rest), in the suite's order.
+     */
+    static List<ObjectNode> merged(Path root, List<ObjectNode> fresh) throws IOException {
+        Path saved = root.resolve("docs/bench/results.json");
+        List<ObjectNode> all = new ArrayList<>(fresh);
+        if (Files.exists(saved)) {
+            for (JsonNode old : JSON.readTree(saved.toFile())) {
+                boolean replaced = fresh.stream().anyMatch(n -> n.get("name").asText().equals(old.get("name").asText())
+                        && n.get("target").asText().equals(old.get("target").asText()));
+                if (!replaced) {
+                    all.add((ObjectNode) old);
+                }
+            }
+        }
+        List<String> order = new ArrayList<>(scenarios().stream().map(Scenario::name).toList());
+        all.removeIf(n -> !order.contains(n.get("name").asText()));
+        all.sort(java.util.Comparator.comparingInt((ObjectNode n) -> order.indexOf(n.get("name").asText()))
+                .thenComparing(n -> n.get("target").asText().equals("tbmq") ? 0 : 1));
+        return all;
     }
 
     private static String credentials(Path jar) throws IOException, InterruptedException {
@@ -193,6 +217,10 @@ public final class BenchMain {
         double window = (end - start) / 1e9;
         ObjectNode result = (ObjectNode) JSON.readTree(json);
         result.put("name", s.name()).put("target", t.name()).put("offeredPerSec", s.offered());
+        result.put("windowSeconds", seconds).put("date", java.time.LocalDate.now().toString());
+        if (t.name().equals("tbmq")) {
+            result.put("settings", settings());
+        }
         ObjectNode cores = result.putObject("cores");
         double server = 0;
         for (String process : cpuStart.keySet()) {
@@ -205,6 +233,13 @@ public final class BenchMain {
         result.put("serverCores", Math.round(server * 100) / 100.0);
         result.put("perServerCore", server > 0 ? Math.round(result.get("inOutPerSec").asDouble() / server) : 0);
         return result;
+    }
+
+    /** The non-default broker settings of this run, as the report shows them. */
+    private static String settings() {
+        String set = System.getenv().getOrDefault("BENCH_SET", "").trim();
+        String redis = "cluster".equals(System.getenv("BENCH_REDIS")) ? "Redis Cluster (3 masters)" : "";
+        return String.join("; ", java.util.stream.Stream.of(set, redis).filter(x -> !x.isEmpty()).toList());
     }
 
     private static void sample(Target t, long loadgenPid, Map<String, Double> into) {

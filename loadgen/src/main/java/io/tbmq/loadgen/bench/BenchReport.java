@@ -35,17 +35,30 @@ final class BenchReport {
         Files.writeString(dir.resolve("per-core.svg"), perCoreChart(results));
 
         StringBuilder md = new StringBuilder(BEGIN).append("\n\n");
-        md.append(String.format(Locale.ROOT, "Run on %s, %s; %d s measured per run after 5 s warm-up, %d run(s) per cell (median).%n%n",
-                LocalDate.now(), machine(), seconds, repeat));
-        md.append("| scenario | broker | offered msg/s | in+out msg/s | e2e avg / p50 / p95 / p99 ms | pub-ack p50 / p95 ms | lost | dup (no DUP) | reordered | max pause ms | server cores | loadgen cores | msg/s per server core |\n");
-        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        md.append(String.format(Locale.ROOT, "Last run %s on %s; each row measured over its window after 5 s warm-up (median of %d run(s) "
+                + "for the rows of that run).%n%n", LocalDate.now(), machine(), repeat));
+        md.append("| scenario | broker | offered msg/s | in+out msg/s | e2e avg / p50 / p95 / p99 ms | pub-ack p50 / p95 ms | lost | dup (no DUP) | reordered | max pause ms | server cores | loadgen cores | msg/s per server core | window s |\n");
+        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (ObjectNode r : results) {
-            md.append(String.format(Locale.ROOT, "| %s | %s | %.0f | %.0f | %.1f / %.1f / %.1f / %.1f | %s | %d | %d (%d) | %d | %.0f | %s | %.2f | %d |%n",
+            md.append(String.format(Locale.ROOT, "| %s | %s | %.0f | %.0f | %.1f / %.1f / %.1f / %.1f | %s | %d | %d (%d) | %d | %.0f | %s | %.2f | %d | %s |%n",
                     r.get("name").asText(), r.get("target").asText(), r.get("offeredPerSec").asDouble(),
                     r.get("inOutPerSec").asDouble(), BenchMain.ms(r, "e2eMicros", "avg"), BenchMain.ms(r, "e2eMicros", "p50"), BenchMain.ms(r, "e2eMicros", "p95"),
                     BenchMain.ms(r, "e2eMicros", "p99"), pubAck(r), r.get("lost").asLong(), r.get("duplicates").asLong(),
                     r.get("duplicatesWithoutDup").asLong(), r.get("reordered").asLong(), r.get("maxPauseMs").asDouble(),
-                    cores(r), r.get("cores").get("loadgen").asDouble(), r.get("perServerCore").asLong()));
+                    cores(r), r.get("cores").get("loadgen").asDouble(), r.get("perServerCore").asLong(),
+                    r.has("windowSeconds") ? r.get("windowSeconds").asText() : Integer.toString(seconds)));
+        }
+        List<String> notes = new ArrayList<>();
+        for (ObjectNode r : results) {
+            String set = r.has("settings") ? r.get("settings").asText() : "";
+            String note = r.get("name").asText() + ": " + set;
+            if (!set.isEmpty() && !notes.contains(note)) {
+                notes.add(note);
+            }
+        }
+        if (!notes.isEmpty()) {
+            md.append("\nBroker settings other than the defaults:\n\n");
+            notes.forEach(n -> md.append("- ").append(n).append('\n'));
         }
         md.append("\n![P2P latency](bench/p2p-latency.svg)\n\n![Fan-out latency](bench/fanout-latency.svg)\n\n")
                 .append("![Throughput per consumed server core](bench/per-core.svg)\n\n").append(END);
