@@ -79,4 +79,10 @@ public interface KafkaConfig {
 
     /** Extra client properties for every Kafka client (security.protocol, sasl.*, ssl.*). */
     Map<String, String> properties();
+
+    /**
+     * A Java properties file of further Kafka client properties (a mounted Secret in Kubernetes, so
+     * SASL and SSL settings stay out of environment variables); {@link #properties()} wins on a clash.
+     */
+    Optional<String> propertiesFile();
 }

@@ -29,7 +29,18 @@ public final class KafkaClients {
         Properties p = new Properties();
         p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
         p.put(CommonClientConfigs.CLIENT_ID_CONFIG, "tbmq-" + nodeId + "-" + clientIdSuffix);
+        config.propertiesFile().ifPresent(file -> p.putAll(load(file)));
         p.putAll(config.properties());
+        return p;
+    }
+
+    private static Properties load(String file) {
+        Properties p = new Properties();
+        try (var in = java.nio.file.Files.newInputStream(java.nio.file.Path.of(file))) {
+            p.load(in);
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("tbmq.kafka.properties-file " + file + " cannot be read: " + e.getMessage(), e);
+        }
         return p;
     }
 

@@ -16,8 +16,8 @@ public class KafkaSpec {
     @JsonPropertyDescription("host:port[,host:port...] of an external Kafka (mode EXTERNAL).")
     private String bootstrapServers;
 
-    @JsonPropertyDescription("Secret whose keys are Kafka client properties for an external Kafka (e.g. security.protocol, "
-            + "sasl.jaas.config); passed to the broker as tbmq.kafka.properties.*.")
+    @JsonPropertyDescription("Secret with the key client.properties: Kafka client properties for an external Kafka "
+            + "(security.protocol, sasl.jaas.config, ssl.*), mounted into the brokers as tbmq.kafka.properties-file.")
     private String clientSecret;
 
     @JsonPropertyDescription("Kafka version for Strimzi (empty: the Strimzi operator's default).")

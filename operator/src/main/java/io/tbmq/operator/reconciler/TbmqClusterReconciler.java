@@ -1,17 +1,33 @@
 package io.tbmq.operator.reconciler;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.stream.Collectors;
 
+import jakarta.inject.Inject;
+
 import org.jboss.logging.Logger;
 
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.quarkiverse.operatorsdk.annotations.RBACRule;
 import io.tbmq.operator.api.TbmqCluster;
 import io.tbmq.operator.api.TbmqClusterStatus;
+import io.tbmq.operator.config.OperatorConfig;
+import io.tbmq.operator.desired.Names;
+import io.tbmq.operator.provision.Applier;
+import io.tbmq.operator.provision.BrokerProvisioner;
+import io.tbmq.operator.provision.ComponentStatus;
+import io.tbmq.operator.provision.EventRecorder;
+import io.tbmq.operator.provision.KafkaProvisioner;
+import io.tbmq.operator.provision.RedisProvisioner;
+import io.tbmq.operator.redis.RedisEndpoints;
 import io.tbmq.operator.sizing.Plan;
 import io.tbmq.operator.sizing.SizingModel;
 import io.tbmq.operator.validation.FieldError;
@@ -19,15 +35,44 @@ import io.tbmq.operator.validation.SpecValidator;
 
 /**
  * Reconciles a TbmqCluster: validates the spec (an invalid one sets Degraded naming the field and
- * changes nothing), computes the plan and reports it. Provisioning of Kafka, Redis and brokers
- * plugs in after the plan (the operator issue's dependents).
+ * changes nothing), computes the plan, then brings Kafka, Redis and the brokers to it and reports
+ * what is true. While anything is still changing it looks again every couple of seconds.
  */
 @ControllerConfiguration(name = "tbmqcluster")
+@RBACRule(apiGroups = "", resources = { "configmaps", "services", "pods", "secrets" }, verbs = { "get", "list", "watch" })
+@RBACRule(apiGroups = "", resources = { "configmaps", "services" }, verbs = { "create", "patch", "update", "delete" })
+@RBACRule(apiGroups = "", resources = "events", verbs = { "create", "patch" })
+@RBACRule(apiGroups = "apps", resources = "statefulsets", verbs = { "get", "list", "watch", "create", "patch", "update", "delete" })
+@RBACRule(apiGroups = "policy", resources = "poddisruptionbudgets", verbs = { "get", "list", "watch", "create", "patch", "update",
+        "delete" })
+@RBACRule(apiGroups = "kafka.strimzi.io", resources = { "kafkas", "kafkanodepools", "kafkatopics" }, verbs = { "get", "list",
+        "watch", "create", "patch", "update", "delete" })
 public class TbmqClusterReconciler implements Reconciler<TbmqCluster> {
     private static final Logger LOG = Logger.getLogger(TbmqClusterReconciler.class);
+    static final Duration WHILE_CHANGING = Duration.ofSeconds(2);
+    static final Duration WHEN_READY = Duration.ofSeconds(30);
+    public static final String PARTITIONS_KEPT = "PartitionsKept";
+
+    private final RedisEndpoints redisEndpoints;
+    private final boolean serverSideApply;
+
+    @Inject
+    public TbmqClusterReconciler(RedisEndpoints redisEndpoints, OperatorConfig config) {
+        this(redisEndpoints, config.serverSideApply());
+    }
+
+    public TbmqClusterReconciler(RedisEndpoints redisEndpoints, boolean serverSideApply) {
+        this.redisEndpoints = redisEndpoints;
+        this.serverSideApply = serverSideApply;
+    }
 
     @Override
     public UpdateControl<TbmqCluster> reconcile(TbmqCluster resource, Context<TbmqCluster> context) {
+        return reconcile(resource, context.getClient());
+    }
+
+    /** The reconcile itself, with the client it writes through (tests pass a mock server's or a real API server's). */
+    public UpdateControl<TbmqCluster> reconcile(TbmqCluster resource, KubernetesClient client) {
         TbmqClusterStatus status = resource.getStatus() == null ? new TbmqClusterStatus() : resource.getStatus();
         resource.setStatus(status);
         long generation = resource.getMetadata().getGeneration() == null ? 0 : resource.getMetadata().getGeneration();
@@ -47,8 +92,65 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster> {
         Plan plan = SizingModel.plan(resource.getSpec());
         status.setPlan(PlanStatuses.of(plan));
         status.setDesiredBrokers(plan.brokers().value());
-        Conditions.set(status.getConditions(), Conditions.DEGRADED, false, "SpecValid", "spec is valid", generation, now);
+
+        Names names = new Names(resource.getMetadata().getName(), resource.getMetadata().getNamespace());
+        Applier applier = new Applier(client, serverSideApply);
+        EventRecorder events = new EventRecorder(client);
+        KafkaProvisioner kafka = new KafkaProvisioner(applier, events);
+
+        int planned = plan.partitions().value();
+        int existing = kafka.currentPartitions(resource, names);
+        int partitions = Math.max(planned, existing);
+        if (existing > planned) {
+            String msg = "spec asks for " + planned + " partitions (" + plan.partitions().rule() + ") but the topics have "
+                    + existing + "; Kafka partitions cannot be removed, so they stay at " + existing;
+            if (Conditions.find(status.getConditions(), PARTITIONS_KEPT) == null
+                    || !"True".equals(Conditions.find(status.getConditions(), PARTITIONS_KEPT).getStatus())) {
+                events.warning(resource, "PartitionDecreaseRefused", msg);
+            }
+            Conditions.set(status.getConditions(), PARTITIONS_KEPT, true, "PartitionDecreaseRefused", msg, generation, now);
+        } else {
+            status.getConditions().removeIf(c -> PARTITIONS_KEPT.equals(c.getType()));
+        }
+        status.getPlan().getPartitions().setValue(Integer.toString(partitions));
+
+        ComponentStatus kafkaStatus = kafka.reconcile(resource, plan, names, partitions);
+        ComponentStatus redisStatus = new RedisProvisioner(applier, events, redisEndpoints).reconcile(resource, plan, names);
+        BrokerProvisioner.Result brokers = new BrokerProvisioner(applier, events).reconcile(resource, plan, names, partitions);
+
+        for (ComponentStatus c : List.of(kafkaStatus, redisStatus, brokers.status())) {
+            Conditions.set(status.getConditions(), c.condition(), c.ready(), c.reason(), c.message(), generation, now);
+        }
+        status.setKafka(kafkaStatus.summary());
+        status.setRedis(redisStatus.summary());
+        status.setBrokers(brokers.status().summary());
+        status.setReadyBrokers(brokers.ready());
+        status.setEndpoints(brokers.endpoints());
+
+        ComponentStatus waitingFor = List.of(kafkaStatus, redisStatus, brokers.status()).stream().filter(c -> !c.ready())
+                .findFirst().orElse(null);
+        boolean ready = waitingFor == null;
+        boolean blocked = waitingFor != null && "StrimziNotInstalled".equals(waitingFor.reason());
+        Conditions.set(status.getConditions(), Conditions.DEGRADED, blocked, blocked ? waitingFor.reason() : "SpecValid",
+                blocked ? waitingFor.message() : "spec is valid", generation, now);
+        Conditions.set(status.getConditions(), Conditions.PROGRESSING, !ready, ready ? "Reconciled" : waitingFor.reason(),
+                ready ? "every component matches the spec" : waitingFor.message(), generation, now);
+        Conditions.set(status.getConditions(), Conditions.READY, ready, ready ? "Ready" : "NotReady",
+                ready ? "Kafka, Redis and brokers are ready" : waitingFor.condition() + ": " + waitingFor.message(), generation,
+                now);
         status.setObservedGeneration(generation);
-        return UpdateControl.patchStatus(resource);
+        return UpdateControl.patchStatus(resource).rescheduleAfter(ready ? WHEN_READY : WHILE_CHANGING);
+    }
+
+    @Override
+    public ErrorStatusUpdateControl<TbmqCluster> updateErrorStatus(TbmqCluster resource, Context<TbmqCluster> context,
+            Exception e) {
+        TbmqClusterStatus status = resource.getStatus() == null ? new TbmqClusterStatus() : resource.getStatus();
+        resource.setStatus(status);
+        long generation = resource.getMetadata().getGeneration() == null ? 0 : resource.getMetadata().getGeneration();
+        String message = e instanceof KubernetesClientException k ? "Kubernetes API: " + k.getStatus().getMessage() : e.getMessage();
+        Conditions.set(status.getConditions(), Conditions.DEGRADED, true, "ReconcileError", String.valueOf(message), generation,
+                Instant.now());
+        return ErrorStatusUpdateControl.patchStatus(resource);
     }
 }

@@ -1,0 +1,16 @@
+package io.tbmq.operator.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+/** The operator's own settings ({@code tbmq.operator.*}, environment TBMQ_OPERATOR_*). */
+@ConfigMapping(prefix = "tbmq.operator")
+public interface OperatorConfig {
+
+    /**
+     * Write objects with server-side apply (default). Off only for API servers that lack it, such as
+     * the fast tests' mock server: then objects are replaced whole.
+     */
+    @WithDefault("true")
+    boolean serverSideApply();
+}

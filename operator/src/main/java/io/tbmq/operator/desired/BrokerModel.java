@@ -1,0 +1,209 @@
+package io.tbmq.operator.desired;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.ContainerPort;
+import io.fabric8.kubernetes.api.model.ContainerPortBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.ServicePort;
+import io.fabric8.kubernetes.api.model.ServicePortBuilder;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
+import io.tbmq.operator.api.BrokerSpec;
+import io.tbmq.operator.api.ListenerSpec;
+import io.tbmq.operator.api.ListenersSpec;
+import io.tbmq.operator.api.TbmqCluster;
+import io.tbmq.operator.sizing.Plan;
+
+/**
+ * The brokers: a StatefulSet (pod names are the node ids that name each node's Kafka topics), a
+ * headless Service for those stable names, the client Service, the settings ConfigMap and a
+ * PodDisruptionBudget. A settings change changes the pod template's hash annotation, so the
+ * StatefulSet controller rolls the brokers one at a time, each waiting for the previous to be ready.
+ */
+public final class BrokerModel {
+    public static final String COMPONENT = "broker";
+    public static final String CONFIG_HASH = "tbmq.io/config-hash";
+    static final int HTTP_PORT = 8080;
+
+    private BrokerModel() {
+    }
+
+    public static ConfigMap config(TbmqCluster owner, Names names, Map<String, String> properties) {
+        return new ConfigMapBuilder()
+                .withMetadata(Owners.meta(owner, names.brokerConfig(), COMPONENT).build())
+                .withData(BrokerSettings.environment(properties))
+                .build();
+    }
+
+    public static Service headless(TbmqCluster owner, Names names) {
+        return new ServiceBuilder()
+                .withMetadata(Owners.meta(owner, names.brokerHeadless(), COMPONENT).build())
+                .withNewSpec()
+                    .withClusterIP("None")
+                    .withSelector(Labels.selector(owner.getMetadata().getName(), COMPONENT))
+                    .withPorts(new ServicePortBuilder().withName("http").withPort(HTTP_PORT).build())
+                .endSpec()
+                .build();
+    }
+
+    public static Service clientService(TbmqCluster owner, Names names) {
+        ListenersSpec listeners = listeners(owner);
+        List<ServicePort> ports = new ArrayList<>();
+        for (var l : enabled(listeners).entrySet()) {
+            ports.add(new ServicePortBuilder().withName(l.getKey()).withPort(l.getValue().getPort())
+                    .withTargetPort(new IntOrString(l.getKey())).build());
+        }
+        return new ServiceBuilder()
+                .withMetadata(Owners.meta(owner, names.brokers(), COMPONENT).build())
+                .withNewSpec()
+                    .withType(listeners.getServiceType().name())
+                    .withSelector(Labels.selector(owner.getMetadata().getName(), COMPONENT))
+                    .withPorts(ports)
+                .endSpec()
+                .build();
+    }
+
+    public static PodDisruptionBudget disruptionBudget(TbmqCluster owner, Names names) {
+        return new PodDisruptionBudgetBuilder()
+                .withMetadata(Owners.meta(owner, names.brokers(), COMPONENT).build())
+                .withNewSpec()
+                    .withMaxUnavailable(new IntOrString(1))
+                    .withNewSelector().withMatchLabels(Labels.selector(owner.getMetadata().getName(), COMPONENT)).endSelector()
+                .endSpec()
+                .build();
+    }
+
+    public static StatefulSet statefulSet(TbmqCluster owner, Names names, Plan plan, ConfigMap config) {
+        BrokerSpec broker = owner.getSpec().getBroker();
+        String cluster = owner.getMetadata().getName();
+        List<EnvVar> env = new ArrayList<>();
+        env.add(new EnvVarBuilder().withName("TBMQ_NODE_ID").withNewValueFrom().withNewFieldRef()
+                .withFieldPath("metadata.name").endFieldRef().endValueFrom().build());
+        env.add(new EnvVarBuilder().withName("JAVA_TOOL_OPTIONS").withValue("-XX:MaxRAMPercentage=75").build());
+        String redisSecret = owner.getSpec().getRedis().getPasswordSecret();
+        if (BrokerSettings.notBlank(redisSecret)) {
+            env.add(new EnvVarBuilder().withName("TBMQ_REDIS_PASSWORD").withNewValueFrom().withNewSecretKeyRef()
+                    .withName(redisSecret).withKey("password").endSecretKeyRef().endValueFrom().build());
+        }
+        List<Volume> volumes = new ArrayList<>();
+        List<VolumeMount> mounts = new ArrayList<>();
+        secretVolume("tls", broker.getTlsSecret(), BrokerSettings.TLS_DIR, volumes, mounts);
+        secretVolume("credentials", broker.getCredentialsSecret(), BrokerSettings.CREDENTIALS_DIR, volumes, mounts);
+        if (owner.getSpec().getKafka().getMode() == io.tbmq.operator.api.Mode.EXTERNAL) {
+            secretVolume("kafka-client", owner.getSpec().getKafka().getClientSecret(), BrokerSettings.KAFKA_CLIENT_DIR,
+                    volumes, mounts);
+        }
+        List<ContainerPort> ports = new ArrayList<>();
+        enabled(listeners(owner)).forEach((name, l) -> ports.add(
+                new ContainerPortBuilder().withName(name).withContainerPort(l.getPort()).build()));
+        ports.add(new ContainerPortBuilder().withName("http").withContainerPort(HTTP_PORT).build());
+        var resources = broker.getResources() != null ? broker.getResources()
+                : Resources.requests(plan.brokerCpuMillis().value() + "m", plan.brokerMemoryMib().value() + "Mi");
+        return new StatefulSetBuilder()
+                .withMetadata(Owners.meta(owner, names.brokers(), COMPONENT).build())
+                .withNewSpec()
+                    .withReplicas(plan.brokers().value())
+                    .withServiceName(names.brokerHeadless())
+                    .withPodManagementPolicy("Parallel")
+                    .withNewUpdateStrategy().withType("RollingUpdate").endUpdateStrategy()
+                    .withNewSelector().withMatchLabels(Labels.selector(cluster, COMPONENT)).endSelector()
+                    .withNewTemplate()
+                        .withNewMetadata()
+                            .withLabels(Labels.of(cluster, COMPONENT))
+                            .addToAnnotations(CONFIG_HASH, hash(config.getData(), broker))
+                        .endMetadata()
+                        .withNewSpec()
+                            // The broker drains (DISCONNECT 0x8B to v5 clients) within tbmq.shutdown.grace.
+                            .withTerminationGracePeriodSeconds(60L)
+                            .withAffinity(PodPlacement.spreadAcrossNodes(Labels.selector(cluster, COMPONENT)))
+                            .addNewContainer()
+                                .withName("broker")
+                                .withImage(broker.getImage())
+                                .withImagePullPolicy(broker.getImagePullPolicy())
+                                .withPorts(ports)
+                                .withEnv(env)
+                                .addNewEnvFrom().withNewConfigMapRef().withName(names.brokerConfig()).endConfigMapRef().endEnvFrom()
+                                .withResources(resources)
+                                .withVolumeMounts(mounts)
+                                .withNewStartupProbe()
+                                    .withNewHttpGet().withPath("/q/health/started").withNewPort("http").endHttpGet()
+                                    .withPeriodSeconds(2).withFailureThreshold(90)
+                                .endStartupProbe()
+                                .withNewReadinessProbe()
+                                    .withNewHttpGet().withPath("/q/health/ready").withNewPort("http").endHttpGet()
+                                    .withPeriodSeconds(5)
+                                .endReadinessProbe()
+                                .withNewLivenessProbe()
+                                    .withNewHttpGet().withPath("/q/health/live").withNewPort("http").endHttpGet()
+                                    .withPeriodSeconds(10).withFailureThreshold(3)
+                                .endLivenessProbe()
+                            .endContainer()
+                            .withVolumes(volumes)
+                        .endSpec()
+                    .endTemplate()
+                .endSpec()
+                .build();
+    }
+
+    static Map<String, ListenerSpec> enabled(ListenersSpec l) {
+        Map<String, ListenerSpec> enabled = new java.util.LinkedHashMap<>();
+        if (l.getMqtt() != null && l.getMqtt().isEnabled()) {
+            enabled.put("mqtt", l.getMqtt());
+        }
+        if (l.getMqtts() != null && l.getMqtts().isEnabled()) {
+            enabled.put("mqtts", l.getMqtts());
+        }
+        if (l.getWs() != null && l.getWs().isEnabled()) {
+            enabled.put("ws", l.getWs());
+        }
+        if (l.getWss() != null && l.getWss().isEnabled()) {
+            enabled.put("wss", l.getWss());
+        }
+        return enabled;
+    }
+
+    static ListenersSpec listeners(TbmqCluster owner) {
+        var l = owner.getSpec().getBroker().getListeners();
+        return l == null ? new ListenersSpec() : l;
+    }
+
+    private static void secretVolume(String name, String secret, String dir, List<Volume> volumes, List<VolumeMount> mounts) {
+        if (!BrokerSettings.notBlank(secret)) {
+            return;
+        }
+        volumes.add(new VolumeBuilder().withName(name).withNewSecret().withSecretName(secret).endSecret().build());
+        mounts.add(new VolumeMountBuilder().withName(name).withMountPath(dir).withReadOnly(true).build());
+    }
+
+    /** Changes when a setting or a mounted Secret's name changes, which rolls the brokers. */
+    static String hash(Map<String, String> settings, BrokerSpec broker) {
+        try {
+            MessageDigest digest = MessageDigest.getInstance("SHA-256");
+            new java.util.TreeMap<>(settings).forEach((k, v) -> digest.update((k + "=" + v + "\n").getBytes(StandardCharsets.UTF_8)));
+            digest.update(("tls=" + broker.getTlsSecret() + ",credentials=" + broker.getCredentialsSecret())
+                    .getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest.digest(), 0, 8);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

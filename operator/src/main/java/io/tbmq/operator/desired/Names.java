@@ -1,0 +1,55 @@
+package io.tbmq.operator.desired;
+
+/**
+ * Names of everything a TbmqCluster owns, derived from its name so every reconcile (and a
+ * restarted operator) finds the same objects.
+ */
+public record Names(String cluster, String namespace) {
+
+    public String kafka() {
+        return cluster + "-kafka";
+    }
+
+    public String kafkaNodePool() {
+        return "pool";
+    }
+
+    /** Strimzi's bootstrap Service for the plain listener on 9092. */
+    public String kafkaBootstrap() {
+        return kafka() + "-kafka-bootstrap." + namespace + ".svc:9092";
+    }
+
+    public String kafkaTopic(String suffix) {
+        return cluster + "-" + suffix;
+    }
+
+    public String redis() {
+        return cluster + "-redis";
+    }
+
+    public String redisPod(int ordinal) {
+        return redis() + "-" + ordinal;
+    }
+
+    /** The stable DNS name of a Redis pod behind the headless Service. */
+    public String redisHost(int ordinal) {
+        return redisPod(ordinal) + "." + redis() + "." + namespace + ".svc";
+    }
+
+    public String brokers() {
+        return cluster + "-broker";
+    }
+
+    public String brokerHeadless() {
+        return brokers() + "-nodes";
+    }
+
+    public String brokerConfig() {
+        return brokers() + "-config";
+    }
+
+    /** The client Service's address inside the cluster. */
+    public String brokerService() {
+        return brokers() + "." + namespace + ".svc";
+    }
+}

@@ -1,0 +1,153 @@
+package io.tbmq.operator.provision;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+
+import org.jboss.logging.Logger;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.tbmq.operator.api.Mode;
+import io.tbmq.operator.api.TbmqCluster;
+import io.tbmq.operator.desired.Labels;
+import io.tbmq.operator.desired.Names;
+import io.tbmq.operator.desired.RedisModel;
+import io.tbmq.operator.redis.NodeState;
+import io.tbmq.operator.redis.RedisClusterAdmin;
+import io.tbmq.operator.redis.RedisEndpoints;
+import io.tbmq.operator.redis.RedisNode;
+import io.tbmq.operator.redis.SlotPlanner;
+import io.tbmq.operator.redis.SlotStep;
+import io.tbmq.operator.sizing.Plan;
+
+/**
+ * The managed Redis Cluster. Growing: the StatefulSet grows first, then the new pods are met and
+ * slots rebalanced onto them. Shrinking: the StatefulSet keeps its size until the masters to go
+ * have handed every slot (and key) over and been forgotten; only then does it shrink. Each pass
+ * observes the nodes afresh, so an operator restarted mid-way finishes the job.
+ */
+public final class RedisProvisioner {
+    public static final String CONDITION = "RedisReady";
+    private static final Logger LOG = Logger.getLogger(RedisProvisioner.class);
+    /** Slots per Move step and the time one reconcile may spend moving, so status stays current. */
+    static final int SLOTS_PER_STEP = 1024;
+    static final long STEP_BUDGET_MILLIS = 10_000;
+
+    private final Applier applier;
+    private final EventRecorder events;
+    private final RedisEndpoints endpoints;
+
+    public RedisProvisioner(Applier applier, EventRecorder events, RedisEndpoints endpoints) {
+        this.applier = applier;
+        this.events = events;
+        this.endpoints = endpoints;
+    }
+
+    public ComponentStatus reconcile(TbmqCluster owner, Plan plan, Names names) {
+        if (owner.getSpec().getRedis().getMode() == Mode.EXTERNAL) {
+            return ComponentStatus.external(CONDITION);
+        }
+        int masters = plan.redisMasters().value();
+        applier.apply(RedisModel.config(owner, names));
+        applier.apply(RedisModel.headless(owner, names));
+        StatefulSet before = applier.current(RedisModel.statefulSet(owner, names, masters));
+        int current = before == null || before.getSpec().getReplicas() == null ? 0 : before.getSpec().getReplicas();
+        int replicas = Math.max(masters, current);
+        applier.apply(RedisModel.statefulSet(owner, names, replicas));
+        if (replicas > current && current > 0) {
+            events.normal(owner, "ScalingRedis", "Redis pods " + current + " -> " + replicas + " (" + plan.redisMasters().rule() + ")");
+        }
+
+        List<Pod> pods = readyPods(owner, names, replicas);
+        if (pods.size() < replicas) {
+            return progressing("WaitingForPods", "Redis pods ready: " + pods.size() + "/" + replicas, Math.min(pods.size(), masters),
+                    masters);
+        }
+        List<RedisNode> nodes = new ArrayList<>();
+        for (int i = 0; i < replicas; i++) {
+            nodes.add(endpoints.resolve(pods.get(i), i));
+        }
+        long deadline = System.currentTimeMillis() + STEP_BUDGET_MILLIS;
+        try (RedisClusterAdmin admin = new RedisClusterAdmin(password(owner))) {
+            SlotStep step;
+            while (true) {
+                List<NodeState> states = nodes.stream().map(admin::observe).toList();
+                step = SlotPlanner.next(states, masters, SLOTS_PER_STEP);
+                if (step instanceof SlotStep.Done || step instanceof SlotStep.AwaitGossip) {
+                    break;
+                }
+                String done = admin.execute(step);
+                if (!(step instanceof SlotStep.Move move) || move.remaining() == 0) {
+                    events.normal(owner, reason(step), done);
+                } else {
+                    LOG.infof("%s/%s: %s", names.namespace(), names.cluster(), done);
+                }
+                if (System.currentTimeMillis() > deadline) {
+                    return progressing("Rebalancing", done, masters, masters);
+                }
+            }
+            if (step instanceof SlotStep.AwaitGossip) {
+                return progressing("Joining", step.describe(), masters, masters);
+            }
+        } catch (RuntimeException e) {
+            LOG.warnf("%s/%s: Redis Cluster not reachable: %s", names.namespace(), names.cluster(), e.getMessage());
+            return progressing("RedisUnreachable", "cannot reach the Redis pods: " + e.getMessage(), 0, masters);
+        }
+        if (replicas > masters) {
+            applier.apply(RedisModel.statefulSet(owner, names, masters));
+            events.normal(owner, "ScalingRedis", "Redis pods " + replicas + " -> " + masters
+                    + " after their slots moved to the remaining masters");
+            return progressing("ScalingDown", "removing drained Redis pods", masters, masters);
+        }
+        return new ComponentStatus(CONDITION, true, "ClusterReady", masters + " masters, all 16384 slots served and balanced",
+                masters + "/" + masters);
+    }
+
+    private static ComponentStatus progressing(String reason, String message, int ready, int masters) {
+        return new ComponentStatus(CONDITION, false, reason, message, ready + "/" + masters);
+    }
+
+    private static String reason(SlotStep step) {
+        return switch (step) {
+            case SlotStep.Meet m -> "RedisNodesJoined";
+            case SlotStep.Assign a -> "RedisSlotsAssigned";
+            case SlotStep.Move m -> "RedisSlotsMoved";
+            case SlotStep.Forget f -> "RedisNodeRemoved";
+            default -> "Redis";
+        };
+    }
+
+    /** Pods 0..replicas-1 that are Ready, by ordinal; stops at the first one missing. */
+    private List<Pod> readyPods(TbmqCluster owner, Names names, int replicas) {
+        List<Pod> ready = new ArrayList<>();
+        for (int i = 0; i < replicas; i++) {
+            Pod pod = applier.client().pods().inNamespace(names.namespace()).withName(names.redisPod(i)).get();
+            if (pod == null || !isReady(pod)
+                    || !owner.getMetadata().getName().equals(pod.getMetadata().getLabels().get(Labels.INSTANCE))) {
+                break;
+            }
+            ready.add(pod);
+        }
+        return ready;
+    }
+
+    static boolean isReady(Pod pod) {
+        return pod.getStatus() != null && pod.getStatus().getConditions() != null && pod.getMetadata().getDeletionTimestamp() == null
+                && pod.getStatus().getConditions().stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+    }
+
+    private String password(TbmqCluster owner) {
+        String name = owner.getSpec().getRedis().getPasswordSecret();
+        if (name == null || name.isBlank()) {
+            return null;
+        }
+        Secret secret = applier.client().secrets().inNamespace(owner.getMetadata().getNamespace()).withName(name).get();
+        if (secret == null || secret.getData() == null || !secret.getData().containsKey("password")) {
+            throw new IllegalStateException("spec.redis.passwordSecret: Secret " + name + " with key 'password' not found");
+        }
+        return new String(Base64.getDecoder().decode(secret.getData().get("password")), StandardCharsets.UTF_8);
+    }
+}

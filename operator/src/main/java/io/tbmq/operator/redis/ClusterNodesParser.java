@@ -1,0 +1,57 @@
+package io.tbmq.operator.redis;
+
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Reads a node's own state out of its CLUSTER NODES reply: the "myself" line's slots and open
+ * migrations ({@code [slot->-target]}, {@code [slot-<-source]}), and the ids of every node listed.
+ */
+public final class ClusterNodesParser {
+    private ClusterNodesParser() {
+    }
+
+    public static NodeState parse(RedisNode node, String clusterNodes) {
+        String myId = null;
+        BitSet slots = new BitSet(SlotPlanner.SLOTS);
+        Map<Integer, String> migrating = new HashMap<>();
+        Map<Integer, String> importing = new HashMap<>();
+        Set<String> known = new HashSet<>();
+        for (String line : clusterNodes.split("\n")) {
+            String[] f = line.trim().split(" ");
+            if (f.length < 8) {
+                continue;
+            }
+            known.add(f[0]);
+            if (!(',' + f[2] + ',').contains(",myself,")) {
+                continue;
+            }
+            myId = f[0];
+            for (int i = 8; i < f.length; i++) {
+                String token = f[i];
+                if (token.startsWith("[")) {
+                    String body = token.substring(1, token.length() - 1);
+                    int out = body.indexOf("->-");
+                    int in = body.indexOf("-<-");
+                    if (out > 0) {
+                        migrating.put(Integer.parseInt(body.substring(0, out)), body.substring(out + 3));
+                    } else if (in > 0) {
+                        importing.put(Integer.parseInt(body.substring(0, in)), body.substring(in + 3));
+                    }
+                } else if (token.contains("-")) {
+                    int dash = token.indexOf('-');
+                    slots.set(Integer.parseInt(token.substring(0, dash)), Integer.parseInt(token.substring(dash + 1)) + 1);
+                } else if (!token.isEmpty()) {
+                    slots.set(Integer.parseInt(token));
+                }
+            }
+        }
+        if (myId == null) {
+            throw new IllegalArgumentException("CLUSTER NODES of " + node + " has no myself line");
+        }
+        return new NodeState(node, myId, slots, migrating, importing, known);
+    }
+}

@@ -1,0 +1,134 @@
+package io.tbmq.operator.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import io.lettuce.core.LettuceFutures;
+import io.lettuce.core.MigrateArgs;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+
+/**
+ * Talks to the Redis pods of one cluster for one reconcile: observes each node and carries out one
+ * {@link SlotStep}. Slots are moved the way redis-cli does it (IMPORTING on the target, MIGRATING on
+ * the source, MIGRATE of every key, then NODE on both), pipelined across the slots of a step, so
+ * keys stay readable throughout: a client asking the source for a moved key is redirected (ASK).
+ */
+public final class RedisClusterAdmin implements AutoCloseable {
+    private static final Duration TIMEOUT = Duration.ofSeconds(10);
+    private static final int KEYS_PER_MIGRATE = 100;
+
+    private final RedisClient client = RedisClient.create();
+    private final Map<Integer, StatefulRedisConnection<byte[], byte[]>> connections = new HashMap<>();
+    private final char[] password;
+
+    public RedisClusterAdmin(String password) {
+        this.password = password == null || password.isEmpty() ? null : password.toCharArray();
+        client.setDefaultTimeout(TIMEOUT);
+    }
+
+    public NodeState observe(RedisNode node) {
+        String nodes = sync(node).clusterNodes();
+        return ClusterNodesParser.parse(node, nodes);
+    }
+
+    /** Carries out the step; returns what it did, for Events. */
+    public String execute(SlotStep step) {
+        switch (step) {
+            case SlotStep.Meet meet -> meet.newcomers().forEach(n -> sync(meet.via().node()).clusterMeet(n.node().host(),
+                    n.node().port()));
+            case SlotStep.Assign assign -> assign.slots().forEach((node, slots) ->
+                    sync(node.node()).clusterAddSlots(slots.stream().toArray()));
+            case SlotStep.Move move -> move(move.source(), move.target(), move.slots());
+            case SlotStep.Forget forget -> forget(forget.members(), forget.removed());
+            case SlotStep.AwaitGossip await -> {
+            }
+            case SlotStep.Done done -> {
+            }
+        }
+        return step.describe();
+    }
+
+    private void move(NodeState source, NodeState target, BitSet slots) {
+        var src = connection(source.node()).async();
+        var dst = connection(target.node()).async();
+        int[] list = slots.stream().toArray();
+        await(list, slot -> dst.clusterSetSlotImporting(slot, source.id()));
+        await(list, slot -> src.clusterSetSlotMigrating(slot, target.id()));
+        RedisCommands<byte[], byte[]> srcSync = sync(source.node());
+        for (int slot : list) {
+            while (true) {
+                List<byte[]> keys = srcSync.clusterGetKeysInSlot(slot, KEYS_PER_MIGRATE);
+                if (keys.isEmpty()) {
+                    break;
+                }
+                MigrateArgs<byte[]> args = MigrateArgs.Builder.<byte[]> keys(keys).replace();
+                if (password != null) {
+                    args.auth(password);
+                }
+                srcSync.migrate(target.node().host(), target.node().port(), 0, TIMEOUT.toMillis(), args);
+            }
+        }
+        // The target first: once it owns the slot, the source's redirects point to the right place.
+        await(list, slot -> dst.clusterSetSlotNode(slot, target.id()));
+        await(list, slot -> src.clusterSetSlotNode(slot, target.id()));
+    }
+
+    private void forget(List<NodeState> members, NodeState removed) {
+        for (NodeState m : members) {
+            if (m.known().contains(removed.id())) {
+                sync(m.node()).clusterForget(removed.id());
+            }
+        }
+        // Served nothing and holds no keys: a hard reset gives it a new id so it can never rejoin by gossip.
+        sync(removed.node()).clusterReset(true);
+    }
+
+    private interface SlotCommand {
+        RedisFuture<String> apply(int slot);
+    }
+
+    private static void await(int[] slots, SlotCommand command) {
+        List<RedisFuture<String>> futures = new ArrayList<>(slots.length);
+        for (int slot : slots) {
+            futures.add(command.apply(slot));
+        }
+        if (!LettuceFutures.awaitAll(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS, futures.toArray(new RedisFuture[0]))) {
+            throw new IllegalStateException("Redis did not answer within " + TIMEOUT);
+        }
+        for (RedisFuture<String> f : futures) {
+            if (f.getError() != null) {
+                throw new IllegalStateException(f.getError());
+            }
+        }
+    }
+
+    private RedisCommands<byte[], byte[]> sync(RedisNode node) {
+        return connection(node).sync();
+    }
+
+    private StatefulRedisConnection<byte[], byte[]> connection(RedisNode node) {
+        return connections.computeIfAbsent(node.ordinal(), o -> {
+            RedisURI.Builder uri = RedisURI.builder().withHost(node.host()).withPort(node.port()).withTimeout(TIMEOUT);
+            if (password != null) {
+                uri.withPassword(password);
+            }
+            return client.connect(ByteArrayCodec.INSTANCE, uri.build());
+        });
+    }
+
+    @Override
+    public void close() {
+        connections.values().forEach(StatefulRedisConnection::close);
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    }
+}

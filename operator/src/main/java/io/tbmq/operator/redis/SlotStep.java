@@ -1,0 +1,56 @@
+package io.tbmq.operator.redis;
+
+import java.util.BitSet;
+import java.util.List;
+import java.util.Map;
+
+/** The next thing to do to the Redis Cluster; {@link SlotPlanner} decides it from what the nodes report. */
+public sealed interface SlotStep {
+
+    /** Human-readable, for the status condition and Events. */
+    String describe();
+
+    /** Introduce {@code newcomers} to the cluster through {@code via}. */
+    record Meet(NodeState via, List<NodeState> newcomers) implements SlotStep {
+        public String describe() {
+            return "adding " + newcomers.stream().map(n -> "redis-" + n.ordinal()).toList() + " to the cluster";
+        }
+    }
+
+    /** Gossip has not yet told every member about every other. */
+    record AwaitGossip(String why) implements SlotStep {
+        public String describe() {
+            return why;
+        }
+    }
+
+    /** Serve slots nobody serves yet (a new cluster). */
+    record Assign(Map<NodeState, BitSet> slots) implements SlotStep {
+        public String describe() {
+            int n = slots.values().stream().mapToInt(BitSet::cardinality).sum();
+            return "assigning " + n + " slots to " + slots.size() + " masters";
+        }
+    }
+
+    /** Move slots, keys included, from one master to another. */
+    record Move(NodeState source, NodeState target, BitSet slots, int remaining) implements SlotStep {
+        public String describe() {
+            return "moving " + slots.cardinality() + " slots from redis-" + source.ordinal() + " to redis-" + target.ordinal()
+                    + " (" + remaining + " left to move after this step)";
+        }
+    }
+
+    /** Make every member forget a master that serves nothing any more, and reset it. */
+    record Forget(List<NodeState> members, NodeState removed) implements SlotStep {
+        public String describe() {
+            return "removing redis-" + removed.ordinal() + " from the cluster";
+        }
+    }
+
+    /** The cluster has exactly the wanted masters, every slot served, slots balanced. */
+    record Done() implements SlotStep {
+        public String describe() {
+            return "cluster formed and balanced";
+        }
+    }
+}

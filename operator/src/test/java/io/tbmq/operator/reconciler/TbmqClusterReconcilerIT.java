@@ -1,0 +1,168 @@
+package io.tbmq.operator.reconciler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetStatusBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.strimzi.api.kafka.model.kafka.Kafka;
+import io.strimzi.api.kafka.model.nodepool.KafkaNodePool;
+import io.strimzi.api.kafka.model.topic.KafkaTopic;
+import io.tbmq.operator.api.TbmqCluster;
+import io.tbmq.operator.desired.Samples;
+import io.tbmq.operator.redis.RedisEndpoints;
+
+/**
+ * The reconciler against fabric8's mock API server (CRUD mode): what it writes, what it refuses,
+ * and the status a user reads. No Redis here: the managed-Redis path is covered by the e2e suite.
+ */
+@EnableKubernetesMockClient(crud = true)
+class TbmqClusterReconcilerIT {
+    static final RedisEndpoints NO_REDIS = (pod, ordinal) -> {
+        throw new AssertionError("no Redis in this test");
+    };
+    static final String NS = "iot";
+
+    KubernetesClient client;
+    TbmqClusterReconciler reconciler;
+
+    @BeforeEach
+    void setUp() {
+        reconciler = new TbmqClusterReconciler(NO_REDIS, false);
+    }
+
+    private TbmqCluster create(String sample) {
+        TbmqCluster c = Samples.load(sample, NS);
+        c.getMetadata().setUid(null);
+        c.getMetadata().setGeneration(null);
+        TbmqCluster created = client.resource(c).inNamespace(NS).create();
+        created.getMetadata().setGeneration(1L);
+        return created;
+    }
+
+    private static Condition condition(TbmqCluster c, String type) {
+        return Conditions.find(c.getStatus().getConditions(), type);
+    }
+
+    @Test
+    void aManagedClusterGetsEveryObjectAndWaitsForStrimzi() {
+        TbmqCluster c = create("tbmq-p2p-200k.yaml");
+        reconciler.reconcile(c, client);
+
+        assertThat(client.resources(Kafka.class).inNamespace(NS).withName("p2p-200k-kafka").get()).isNotNull();
+        assertThat(client.resources(KafkaNodePool.class).inNamespace(NS).withName("p2p-200k-kafka-pool").get().getSpec()
+                .getReplicas()).isEqualTo(3);
+        assertThat(client.resources(KafkaTopic.class).inNamespace(NS).list().getItems()).hasSize(3);
+        assertThat(client.apps().statefulSets().inNamespace(NS).withName("p2p-200k-redis").get().getSpec().getReplicas()).isEqualTo(3);
+        StatefulSet brokers = client.apps().statefulSets().inNamespace(NS).withName("p2p-200k-broker").get();
+        assertThat(brokers.getSpec().getReplicas()).isEqualTo(1);
+        assertThat(brokers.getMetadata().getOwnerReferences()).singleElement()
+                .satisfies(o -> assertThat(o.getUid()).isEqualTo(c.getMetadata().getUid()));
+        assertThat(client.configMaps().inNamespace(NS).withName("p2p-200k-broker-config").get().getData())
+                .containsEntry("TBMQ_REDIS_LETTUCE_BATCH_SIZE", "150");
+        assertThat(client.services().inNamespace(NS).withName("p2p-200k-broker").get()).isNotNull();
+        assertThat(client.policy().v1().podDisruptionBudget().inNamespace(NS).withName("p2p-200k-broker").get()).isNotNull();
+
+        assertThat(c.getStatus().getObservedGeneration()).isEqualTo(1);
+        assertThat(c.getStatus().getPlan().getBrokers().getValue()).isEqualTo("1");
+        assertThat(c.getStatus().getPlan().getLettuceBatchSize().getRule()).contains("Table 5");
+        assertThat(condition(c, Conditions.READY).getStatus()).isEqualTo("False");
+        assertThat(condition(c, Conditions.PROGRESSING).getStatus()).isEqualTo("True");
+        assertThat(condition(c, Conditions.DEGRADED).getStatus()).isEqualTo("False");
+        assertThat(condition(c, "KafkaReady").getReason()).isEqualTo("WaitingForStrimzi");
+        assertThat(c.getStatus().getKafka()).isEqualTo("0/3");
+        assertThat(c.getStatus().getEndpoints()).extracting(e -> e.getAddress()).contains("p2p-200k-broker.iot.svc:1883");
+    }
+
+    @Test
+    void anInvalidEditIsDegradedNamingTheFieldAndChangesNothing() {
+        TbmqCluster c = create("tbmq-p2p-200k.yaml");
+        reconciler.reconcile(c, client);
+        String brokersVersion = client.apps().statefulSets().inNamespace(NS).withName("p2p-200k-broker").get().getMetadata()
+                .getResourceVersion();
+
+        c.getMetadata().setGeneration(2L);
+        c.getSpec().setTargetThroughput(600_000);
+        c.getSpec().getBroker().getPersistence().setDeviceMessagesLimit(100_000);
+        reconciler.reconcile(c, client);
+        Condition degraded = condition(c, Conditions.DEGRADED);
+        assertThat(degraded.getStatus()).isEqualTo("True");
+        assertThat(degraded.getReason()).isEqualTo("InvalidSpec");
+        assertThat(degraded.getMessage()).contains("spec.broker.persistence.deviceMessagesLimit");
+        assertThat(degraded.getObservedGeneration()).isEqualTo(2);
+        assertThat(c.getStatus().getPlan().getBrokers().getValue()).as("the last good plan stays").isEqualTo("1");
+        assertThat(client.apps().statefulSets().inNamespace(NS).withName("p2p-200k-broker").get().getMetadata().getResourceVersion())
+                .as("nothing running is touched").isEqualTo(brokersVersion);
+
+        c.getMetadata().setGeneration(3L);
+        c.getSpec().getBroker().getPersistence().setDeviceMessagesLimit(10_000);
+        reconciler.reconcile(c, client);
+        assertThat(condition(c, Conditions.DEGRADED).getStatus()).isEqualTo("False");
+        assertThat(client.apps().statefulSets().inNamespace(NS).withName("p2p-200k-broker").get().getSpec().getReplicas())
+                .isEqualTo(3);
+    }
+
+    @Test
+    void externalKafkaAndRedisNeedOnlyBrokersAndTurnReadyWithThem() {
+        TbmqCluster c = create("tbmq-external.yaml");
+        reconciler.reconcile(c, client);
+        assertThat(client.resources(Kafka.class).inNamespace(NS).list().getItems()).isEmpty();
+        assertThat(client.apps().statefulSets().inNamespace(NS).withName("external-redis").get()).isNull();
+        assertThat(condition(c, "KafkaReady").getReason()).isEqualTo("External");
+        assertThat(condition(c, Conditions.READY).getStatus()).isEqualTo("False");
+        assertThat(c.getStatus().getBrokers()).isEqualTo("0/1");
+
+        StatefulSet sts = client.apps().statefulSets().inNamespace(NS).withName("external-broker").get();
+        // Plays the StatefulSet controller; the mock server bumps the generation on the operator's next patch.
+        sts.setStatus(new StatefulSetStatusBuilder().withObservedGeneration(sts.getMetadata().getGeneration() + 1).withReplicas(1)
+                .withReadyReplicas(1).withUpdatedReplicas(1).withCurrentRevision("r1").withUpdateRevision("r1").build());
+        client.resource(sts).updateStatus();
+        reconciler.reconcile(c, client);
+        assertThat(condition(c, Conditions.READY).getStatus()).as(condition(c, Conditions.READY).getMessage()).isEqualTo("True");
+        assertThat(condition(c, Conditions.PROGRESSING).getStatus()).isEqualTo("False");
+        assertThat(c.getStatus().getBrokers()).isEqualTo("1/1");
+        assertThat(c.getStatus().getKafka()).isEqualTo("external");
+    }
+
+    @Test
+    void fewerPartitionsAreRefusedAndTheTopicsKeepTheirs() {
+        TbmqCluster c = create("tbmq-p2p-1m.yaml");
+        reconciler.reconcile(c, client);
+        assertThat(client.resources(KafkaTopic.class).inNamespace(NS).withName("p2p-1m-msg-all").get().getSpec().getPartitions())
+                .isEqualTo(20);
+
+        c.getMetadata().setGeneration(2L);
+        c.getSpec().getOverrides().setPartitions(8);
+        reconciler.reconcile(c, client);
+        assertThat(client.resources(KafkaTopic.class).inNamespace(NS).withName("p2p-1m-msg-all").get().getSpec().getPartitions())
+                .isEqualTo(20);
+        Condition kept = condition(c, TbmqClusterReconciler.PARTITIONS_KEPT);
+        assertThat(kept.getStatus()).isEqualTo("True");
+        assertThat(kept.getMessage()).contains("8 partitions", "stay at 20");
+        assertThat(client.configMaps().inNamespace(NS).withName("p2p-1m-broker-config").get().getData())
+                .containsEntry("TBMQ_KAFKA_MSG_ALL_PARTITIONS", "20");
+        assertThat(client.v1().events().inNamespace(NS).list().getItems())
+                .anySatisfy(e -> assertThat(e.getReason()).isEqualTo("PartitionDecreaseRefused"));
+
+        c.getMetadata().setGeneration(3L);
+        c.getSpec().getOverrides().setPartitions(24);
+        reconciler.reconcile(c, client);
+        assertThat(condition(c, TbmqClusterReconciler.PARTITIONS_KEPT)).isNull();
+        assertThat(client.resources(KafkaTopic.class).inNamespace(NS).withName("p2p-1m-msg-all").get().getSpec().getPartitions())
+                .isEqualTo(24);
+    }
+
+    @Test
+    void aSteadyConditionKeepsItsTransitionTime() {
+        TbmqCluster c = create("tbmq-dev.yaml");
+        reconciler.reconcile(c, client);
+        condition(c, Conditions.DEGRADED).setLastTransitionTime("2020-01-01T00:00:00Z");
+        reconciler.reconcile(c, client);
+        assertThat(condition(c, Conditions.DEGRADED).getLastTransitionTime()).isEqualTo("2020-01-01T00:00:00Z");
+    }
+}

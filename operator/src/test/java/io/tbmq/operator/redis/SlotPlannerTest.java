@@ -1,0 +1,200 @@
+package io.tbmq.operator.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * Drives the planner against a simulated cluster until it says Done, as the operator does against
+ * real Redis: whatever the start, the end is the wanted masters, every slot served once, balanced.
+ */
+class SlotPlannerTest {
+
+    /** A toy cluster that applies steps the way Redis would. */
+    static final class Sim {
+        final List<BitSet> slots = new ArrayList<>();
+        final List<Set<Integer>> known = new ArrayList<>();
+        final List<Integer> generation = new ArrayList<>();
+        final Map<Integer, Integer> migrating = new HashMap<>(); // slot -> target ordinal, on its owner
+
+        Sim(int pods) {
+            for (int i = 0; i < pods; i++) {
+                addPod();
+            }
+        }
+
+        void addPod() {
+            int i = slots.size();
+            slots.add(new BitSet(SlotPlanner.SLOTS));
+            known.add(new HashSet<>(Set.of(i)));
+            generation.add(0);
+        }
+
+        String id(int i) {
+            return "node" + i + "g" + generation.get(i);
+        }
+
+        List<NodeState> observe() {
+            List<NodeState> out = new ArrayList<>();
+            for (int i = 0; i < slots.size(); i++) {
+                Set<String> ids = new HashSet<>();
+                known.get(i).forEach(k -> ids.add(id(k)));
+                Map<Integer, String> mig = new HashMap<>();
+                for (var e : migrating.entrySet()) {
+                    if (slots.get(i).get(e.getKey())) {
+                        mig.put(e.getKey(), id(e.getValue()));
+                    }
+                }
+                out.add(new NodeState(new RedisNode(i, "127.0.0.1", 7000 + i), id(i), (BitSet) slots.get(i).clone(), mig,
+                        Map.of(), ids));
+            }
+            return out;
+        }
+
+        /** Applies a step; gossip completes at once (mutual knowledge of every member). */
+        void apply(SlotStep step) {
+            switch (step) {
+                case SlotStep.Meet m -> {
+                    Set<Integer> all = new HashSet<>(known.get(m.via().ordinal()));
+                    m.newcomers().forEach(n -> all.add(n.ordinal()));
+                    for (int i : all) {
+                        known.get(i).addAll(all);
+                    }
+                }
+                case SlotStep.Assign a -> a.slots().forEach((n, s) -> slots.get(n.ordinal()).or(s));
+                case SlotStep.Move mv -> {
+                    BitSet moved = (BitSet) mv.slots().clone();
+                    moved.and(slots.get(mv.source().ordinal()));
+                    assertThat(moved).as("a move only takes slots the source serves").isEqualTo(mv.slots());
+                    slots.get(mv.source().ordinal()).andNot(moved);
+                    slots.get(mv.target().ordinal()).or(moved);
+                    moved.stream().forEach(migrating::remove);
+                }
+                case SlotStep.Forget f -> {
+                    int gone = f.removed().ordinal();
+                    known.forEach(k -> k.remove(gone));
+                    known.set(gone, new HashSet<>(Set.of(gone)));
+                    generation.set(gone, generation.get(gone) + 1);
+                }
+                default -> throw new AssertionError("unexpected " + step);
+            }
+        }
+
+        int converge(int masters) {
+            for (int steps = 0; steps < 1000; steps++) {
+                SlotStep step = SlotPlanner.next(observe(), masters, 1024);
+                if (step instanceof SlotStep.Done) {
+                    return steps;
+                }
+                apply(step);
+            }
+            throw new AssertionError("did not converge");
+        }
+
+        void assertBalanced(int masters) {
+            BitSet all = new BitSet();
+            int total = 0;
+            for (int i = 0; i < slots.size(); i++) {
+                if (i >= masters) {
+                    assertThat(slots.get(i).cardinality()).as("redis-" + i + " is being removed").isZero();
+                    continue;
+                }
+                int n = slots.get(i).cardinality();
+                assertThat(n).as("redis-" + i).isBetween(SlotPlanner.SLOTS / masters, SlotPlanner.SLOTS / masters + 1);
+                assertThat(all.intersects(slots.get(i))).as("a slot served twice").isFalse();
+                all.or(slots.get(i));
+                total += n;
+                for (int j = 0; j < masters; j++) {
+                    assertThat(known.get(i)).contains(j);
+                }
+            }
+            assertThat(total).isEqualTo(SlotPlanner.SLOTS);
+        }
+    }
+
+    @Test
+    void aNewClusterIsMetThenAssignedEvenly() {
+        Sim sim = new Sim(3);
+        SlotStep first = SlotPlanner.next(sim.observe(), 3, 1024);
+        assertThat(first).isInstanceOf(SlotStep.Meet.class);
+        sim.converge(3);
+        sim.assertBalanced(3);
+        assertThat(sim.slots.get(0).get(0)).isTrue();
+        assertThat(sim.slots.get(2).get(SlotPlanner.SLOTS - 1)).isTrue();
+    }
+
+    @Test
+    void growingFrom3To7MovesSlotsOntoTheNewMasters() {
+        Sim sim = new Sim(3);
+        sim.converge(3);
+        for (int i = 0; i < 4; i++) {
+            sim.addPod();
+        }
+        int steps = sim.converge(7);
+        sim.assertBalanced(7);
+        assertThat(steps).as("one Meet plus moves of at most 1024 slots").isGreaterThan(4);
+    }
+
+    @Test
+    void shrinkingFrom7To3DrainsTheLeavingMastersAndForgetsThem() {
+        Sim sim = new Sim(7);
+        sim.converge(7);
+        sim.converge(3);
+        sim.assertBalanced(3);
+        for (int i = 3; i < 7; i++) {
+            for (int m = 0; m < 3; m++) {
+                assertThat(sim.known.get(m)).as("redis-" + m + " still knows removed redis-" + i).doesNotContain(i);
+            }
+        }
+    }
+
+    @Test
+    void aMigrationLeftOpenByACrashIsFinishedFirst() {
+        Sim sim = new Sim(4);
+        sim.converge(4);
+        int slot = sim.slots.get(3).nextSetBit(0);
+        sim.migrating.put(slot, 1);
+        SlotStep step = SlotPlanner.next(sim.observe(), 4, 1024);
+        assertThat(step).isInstanceOf(SlotStep.Move.class);
+        SlotStep.Move move = (SlotStep.Move) step;
+        assertThat(move.source().ordinal()).isEqualTo(3);
+        assertThat(move.target().ordinal()).isEqualTo(1);
+        assertThat(move.slots().stream().toArray()).containsExactly(slot);
+        sim.apply(step);
+        sim.converge(4);
+        sim.assertBalanced(4);
+    }
+
+    @Test
+    void aBalancedClusterNeedsNothing() {
+        Sim sim = new Sim(5);
+        sim.converge(5);
+        assertThat(SlotPlanner.next(sim.observe(), 5, 1024)).isInstanceOf(SlotStep.Done.class);
+    }
+
+    @Test
+    void aPartlyAssignedClusterGetsTheRest() {
+        Sim sim = new Sim(3);
+        SlotPlanner.next(sim.observe(), 3, 1024);
+        sim.apply(SlotPlanner.next(sim.observe(), 3, 1024));
+        sim.slots.get(0).set(0, 100);
+        SlotStep step = SlotPlanner.next(sim.observe(), 3, 1024);
+        assertThat(step).isInstanceOf(SlotStep.Assign.class);
+        sim.converge(3);
+        sim.assertBalanced(3);
+    }
+
+    @Test
+    void quotasSplit16384Evenly() {
+        assertThat(SlotPlanner.quotas(3)).containsExactly(5462, 5461, 5461);
+        assertThat(java.util.Arrays.stream(SlotPlanner.quotas(11)).sum()).isEqualTo(16384);
+    }
+}
