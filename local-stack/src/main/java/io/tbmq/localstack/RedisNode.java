@@ -15,6 +15,7 @@ public final class RedisNode implements AutoCloseable {
     private final int port;
     private final boolean clusterMember;
     private final boolean snapshots;
+    private List<String> extraArgs = List.of();
     private ManagedProcess process;
 
     RedisNode(Path dir, int port, boolean clusterMember, boolean snapshots) {
@@ -27,6 +28,14 @@ public final class RedisNode implements AutoCloseable {
     /** A standalone Redis on a free port. With {@code snapshots}, RDB saves (as the paper runs it, no AOF). */
     public static RedisNode standalone(Path dir, boolean snapshots) {
         return new RedisNode(dir, Ports.free(), false, snapshots);
+    }
+
+    /** A cluster-enabled Redis on a free port (and free bus port) that has joined nothing yet: the operator e2e forms it. */
+    public static RedisNode unjoinedClusterMember(Path dir) {
+        RedisNode node = new RedisNode(dir, Ports.freeWithBus(), true, false);
+        // As the operator's Redis pods run: a master emptied by a scale-down must not turn into a replica.
+        node.extraArgs = List.of("--cluster-allow-replica-migration", "no");
+        return node;
     }
 
     public int port() {
@@ -56,6 +65,7 @@ public final class RedisNode implements AutoCloseable {
             cmd.addAll(List.of("--cluster-enabled", "yes", "--cluster-config-file", dir.resolve("nodes.conf").toString(),
                     "--cluster-node-timeout", "3000", "--cluster-announce-hostname", "127.0.0.1"));
         }
+        cmd.addAll(extraArgs);
         process = ProcessLauncher.get().start("redis-" + port, cmd, dir, Map.of());
         awaitPing(timeout);
         return this;

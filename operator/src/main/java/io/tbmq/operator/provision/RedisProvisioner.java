@@ -79,7 +79,7 @@ public final class RedisProvisioner {
                 if (step instanceof SlotStep.Done || step instanceof SlotStep.AwaitGossip) {
                     break;
                 }
-                String done = admin.execute(step);
+                String done = admin.execute(step, states);
                 if (!(step instanceof SlotStep.Move move) || move.remaining() == 0) {
                     events.normal(owner, reason(step), done);
                 } else {
@@ -91,6 +91,12 @@ public final class RedisProvisioner {
             }
             if (step instanceof SlotStep.AwaitGossip) {
                 return progressing("Joining", step.describe(), masters, masters);
+            }
+            for (RedisNode node : nodes.subList(0, masters)) {
+                if (!admin.clusterStateOk(node)) {
+                    return progressing("Converging", "redis-" + node.ordinal() + " does not report cluster_state:ok yet",
+                            masters, masters);
+                }
             }
         } catch (RuntimeException e) {
             LOG.warnf("%s/%s: Redis Cluster not reachable: %s", names.namespace(), names.cluster(), e.getMessage());

@@ -41,14 +41,19 @@ public final class RedisClusterAdmin implements AutoCloseable {
         return ClusterNodesParser.parse(node, nodes);
     }
 
-    /** Carries out the step; returns what it did, for Events. */
-    public String execute(SlotStep step) {
+    /** Whether the node considers the cluster usable (every slot served by a reachable master). */
+    public boolean clusterStateOk(RedisNode node) {
+        return sync(node).clusterInfo().contains("cluster_state:ok");
+    }
+
+    /** Carries out the step, {@code everyone} being all the pods observed; returns what it did, for Events. */
+    public String execute(SlotStep step, List<NodeState> everyone) {
         switch (step) {
             case SlotStep.Meet meet -> meet.newcomers().forEach(n -> sync(meet.via().node()).clusterMeet(n.node().host(),
                     n.node().port()));
             case SlotStep.Assign assign -> assign.slots().forEach((node, slots) ->
                     sync(node.node()).clusterAddSlots(slots.stream().toArray()));
-            case SlotStep.Move move -> move(move.source(), move.target(), move.slots());
+            case SlotStep.Move move -> move(move.source(), move.target(), move.slots(), everyone);
             case SlotStep.Forget forget -> forget(forget.members(), forget.removed());
             case SlotStep.AwaitGossip await -> {
             }
@@ -58,7 +63,7 @@ public final class RedisClusterAdmin implements AutoCloseable {
         return step.describe();
     }
 
-    private void move(NodeState source, NodeState target, BitSet slots) {
+    private void move(NodeState source, NodeState target, BitSet slots, List<NodeState> everyone) {
         var src = connection(source.node()).async();
         var dst = connection(target.node()).async();
         int[] list = slots.stream().toArray();
@@ -81,6 +86,15 @@ public final class RedisClusterAdmin implements AutoCloseable {
         // The target first: once it owns the slot, the source's redirects point to the right place.
         await(list, slot -> dst.clusterSetSlotNode(slot, target.id()));
         await(list, slot -> src.clusterSetSlotNode(slot, target.id()));
+        // Tell every other master now rather than through gossip, so that a master removed right after
+        // this leaves nobody with a stale owner for these slots.
+        for (NodeState other : everyone) {
+            if (other.equals(source) || other.equals(target) || !other.known().contains(target.id())) {
+                continue;
+            }
+            var async = connection(other.node()).async();
+            await(list, slot -> async.clusterSetSlotNode(slot, target.id()));
+        }
     }
 
     private void forget(List<NodeState> members, NodeState removed) {

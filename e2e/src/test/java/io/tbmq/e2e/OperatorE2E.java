@@ -1,0 +1,332 @@
+package io.tbmq.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.strimzi.api.kafka.model.kafka.Kafka;
+import io.strimzi.api.kafka.model.nodepool.KafkaNodePool;
+import io.strimzi.api.kafka.model.topic.KafkaTopic;
+import io.tbmq.localstack.RedisNode;
+import io.tbmq.operator.api.TbmqCluster;
+import io.tbmq.operator.redis.ClusterNodesParser;
+import io.tbmq.operator.redis.NodeState;
+import io.tbmq.operator.redis.RedisEndpoints;
+
+/**
+ * The operator on a real Kubernetes control plane, with real redis-server processes standing behind
+ * the Redis pods (kwok runs no containers) and a stand-in for Strimzi's Kafka readiness. One
+ * TbmqCluster goes through a user's life: apply, scale up, scale down, a bad edit, delete.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class OperatorE2E {
+    static final String NS = "fleet";
+    static final String NAME = "p2p-200k";
+    static final Duration TIMEOUT = Duration.ofSeconds(120);
+    static final int REDIS_PODS = 9; // 800k msg/s needs 9 masters (Table 4)
+
+    static Path repo;
+    static ControlPlane plane;
+    static KubernetesClient client;
+    static StrimziStandIn strimzi;
+    static InProcessOperator operator;
+    static final List<RedisNode> redis = new ArrayList<>();
+    static RedisEndpoints endpoints;
+
+    @BeforeAll
+    static void start() throws Exception {
+        repo = Path.of(System.getProperty("tbmq.repo", "..")).toAbsolutePath().normalize();
+        Path work = Files.createDirectories(repo.resolve("e2e/target/e2e-" + System.currentTimeMillis()));
+        plane = ControlPlane.start(repo, work, 4);
+        client = plane.client();
+        for (InputStream crds : List.of(Files.newInputStream(repo.resolve("crds/tbmqclusters.tbmq.io-v1.yml")),
+                OperatorE2E.class.getResourceAsStream("/strimzi-crds.yaml"))) {
+            try (crds) {
+                client.load(crds).serverSideApply();
+            }
+        }
+        await("CRDs established", () -> client.apiextensions().v1().customResourceDefinitions().list().getItems().stream()
+                .filter(c -> c.getStatus() != null && c.getStatus().getConditions().stream()
+                        .anyMatch(x -> "Established".equals(x.getType()) && "True".equals(x.getStatus())))
+                .count() == 4);
+        client.resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build()).serverSideApply();
+        for (int i = 0; i < REDIS_PODS; i++) {
+            redis.add(RedisNode.unjoinedClusterMember(work.resolve("redis-" + i)).start(Duration.ofSeconds(20)));
+        }
+        // The seam: Redis pod N of the TbmqCluster is the local redis-server N.
+        endpoints = (pod, ordinal) -> new io.tbmq.operator.redis.RedisNode(ordinal, "127.0.0.1", redis.get(ordinal).port());
+        strimzi = new StrimziStandIn(client, NS);
+        operator = new InProcessOperator(client, NS, endpoints);
+    }
+
+    @AfterAll
+    static void stop() {
+        Stream.<AutoCloseable>of(operator, strimzi).forEach(OperatorE2E::quietly);
+        redis.forEach(RedisNode::stop);
+        quietly(client);
+        quietly(plane);
+    }
+
+    @Test
+    @Order(1)
+    void everySampleIsAcceptedByTheCrdSchema() throws Exception {
+        try (var files = Files.list(repo.resolve("config/samples"))) {
+            for (Path sample : files.filter(f -> f.toString().endsWith(".yaml")).toList()) {
+                TbmqCluster c = Serialization.unmarshal(Files.newInputStream(sample), TbmqCluster.class);
+                c.getMetadata().setNamespace(NS);
+                client.resource(c).dryRun().create();
+            }
+        }
+    }
+
+    @Test
+    @Order(2)
+    void aSampleAppliedBecomesReadyWithEveryObject() throws Exception {
+        Instant t0 = Instant.now();
+        TbmqCluster c = Serialization.unmarshal(Files.newInputStream(repo.resolve("config/samples/tbmq-p2p-200k.yaml")),
+                TbmqCluster.class);
+        c.getMetadata().setNamespace(NS);
+        client.resource(c).create();
+        TbmqCluster ready = awaitReady(1);
+        System.out.printf("e2e: apply -> Ready in %d ms%n", Duration.between(t0, Instant.now()).toMillis());
+
+        assertThat(client.resources(Kafka.class).inNamespace(NS).withName(NAME + "-kafka").get()).isNotNull();
+        assertThat(client.resources(KafkaNodePool.class).inNamespace(NS).withName(NAME + "-kafka-pool").get().getSpec()
+                .getReplicas()).isEqualTo(3);
+        assertThat(client.resources(KafkaTopic.class).inNamespace(NS).list().getItems()).hasSize(3);
+        assertThat(sts(NAME + "-redis").getSpec().getReplicas()).isEqualTo(3);
+        assertThat(sts(NAME + "-broker").getStatus().getReadyReplicas()).isEqualTo(1);
+        assertThat(client.services().inNamespace(NS).withName(NAME + "-broker").get()).isNotNull();
+        assertThat(client.policy().v1().podDisruptionBudget().inNamespace(NS).withName(NAME + "-broker").get()).isNotNull();
+        assertThat(ready.getStatus().getBrokers()).isEqualTo("1/1");
+        assertThat(ready.getStatus().getRedis()).isEqualTo("3/3");
+        assertThat(ready.getStatus().getKafka()).isEqualTo("3/3");
+
+        List<NodeState> nodes = observeRedis(3);
+        assertThat(nodes).allSatisfy(n -> assertThat(n.known()).hasSize(3));
+        assertThat(nodes.stream().mapToInt(NodeState::slotCount).sum()).isEqualTo(16384);
+        assertThat(nodes).allSatisfy(n -> assertThat(n.slotCount()).isBetween(5461, 5462));
+    }
+
+    @Test
+    @Order(3)
+    void scalingTo800kGrowsRedisWithSlotsMovedRaisesPartitionsAndRollsBrokersEvenAcrossAnOperatorRestart() {
+        String hashBefore = sts(NAME + "-broker").getSpec().getTemplate().getMetadata().getAnnotations().get("tbmq.io/config-hash");
+        Instant t0 = Instant.now();
+        TbmqCluster c = edit(x -> x.getSpec().setTargetThroughput(800_000));
+
+        // Restart the operator mid-scale: once the Redis StatefulSet has grown, before the cluster is balanced.
+        await("Redis StatefulSet grown to 9", () -> sts(NAME + "-redis").getSpec().getReplicas() == 9);
+        operator.close();
+        operator = new InProcessOperator(client, NS, endpoints);
+
+        TbmqCluster ready = awaitReady(c.getMetadata().getGeneration());
+        System.out.printf("e2e: 200k -> 800k edit -> Ready in %d ms%n", Duration.between(t0, Instant.now()).toMillis());
+        List<NodeState> nodes = observeRedis(9);
+        assertThat(nodes).allSatisfy(n -> assertThat(n.known()).hasSize(9));
+        assertThat(nodes).allSatisfy(n -> assertThat(n.slotCount()).isBetween(16384 / 9, 16384 / 9 + 1));
+        assertThat(client.resources(KafkaTopic.class).inNamespace(NS).withName(NAME + "-msg-all").get().getSpec().getPartitions())
+                .isEqualTo(16);
+        StatefulSet brokers = sts(NAME + "-broker");
+        assertThat(brokers.getSpec().getReplicas()).isEqualTo(4);
+        assertThat(brokers.getSpec().getTemplate().getMetadata().getAnnotations().get("tbmq.io/config-hash")).isNotEqualTo(hashBefore);
+        assertThat(client.configMaps().inNamespace(NS).withName(NAME + "-broker-config").get().getData())
+                .containsEntry("TBMQ_REDIS_LETTUCE_BATCH_SIZE", "400").containsEntry("TBMQ_KAFKA_MSG_ALL_PARTITIONS", "16");
+        assertThat(ready.getStatus().getBrokers()).isEqualTo("4/4");
+        // (RollingBrokers may belong to the operator stopped mid-way, which applied the settings before it went.)
+        assertThat(eventReasons()).contains("ScalingBrokers", "ScalingRedis", "RedisNodesJoined", "RedisSlotsMoved",
+                "PartitionsRaised");
+    }
+
+    @Test
+    @Order(4)
+    void scalingBackTo200kMovesSlotsOffBeforeShrinkingAndKeepsEveryKey() {
+        Map<String, String> written = new HashMap<>();
+        RedisClusterClient cluster = RedisClusterClient.create(RedisURI.create("127.0.0.1", redis.get(0).port()));
+        try (StatefulRedisClusterConnection<String, String> conn = cluster.connect()) {
+            for (int i = 0; i < 2000; i++) {
+                written.put("{device-" + i + "}:msg", "payload-" + i);
+            }
+            written.forEach((k, v) -> conn.sync().set(k, v));
+        }
+
+        TbmqCluster c = edit(x -> x.getSpec().setTargetThroughput(200_000));
+        TbmqCluster ready = awaitReady(c.getMetadata().getGeneration());
+        assertThat(sts(NAME + "-redis").getSpec().getReplicas()).isEqualTo(3);
+        List<NodeState> nodes = observeRedis(3);
+        assertThat(nodes).allSatisfy(n -> assertThat(n.known()).hasSize(3));
+        assertThat(nodes.stream().mapToInt(NodeState::slotCount).sum()).isEqualTo(16384);
+        for (int i = 3; i < REDIS_PODS; i++) {
+            NodeState removed = observe(i);
+            assertThat(removed.isAlone()).as("redis-" + i + " was drained, forgotten and reset").isTrue();
+        }
+        // The topology the client learnt before the change is stale now: it asks the cluster again.
+        cluster.refreshPartitions();
+        try (StatefulRedisClusterConnection<String, String> conn = cluster.connect()) {
+            assertThat(conn.getPartitions()).hasSize(3);
+            written.forEach((k, v) -> assertThat(conn.sync().get(k)).as(k).isEqualTo(v));
+        } finally {
+            cluster.shutdown();
+        }
+        Condition kept = condition(ready, "PartitionsKept");
+        assertThat(kept.getStatus()).as("partitions only grow").isEqualTo("True");
+        assertThat(client.resources(KafkaTopic.class).inNamespace(NS).withName(NAME + "-msg-all").get().getSpec().getPartitions())
+                .isEqualTo(16);
+        assertThat(sts(NAME + "-broker").getSpec().getReplicas()).isEqualTo(1);
+        assertThat(eventReasons()).contains("RedisNodeRemoved", "RollingBrokers");
+    }
+
+    @Test
+    @Order(5)
+    void anInvalidEditIsDegradedNamingTheFieldAndTearsNothingDown() {
+        assertThatThrownBy(() -> edit(x -> x.getSpec().getBroker().getPersistence().setDeviceMessagesLimit(100_000)))
+                .isInstanceOf(KubernetesClientException.class).hasMessageContaining("deviceMessagesLimit");
+
+        TbmqCluster c = edit(x -> x.getSpec().getBroker().getListeners().getMqtts().setEnabled(true));
+        await("Degraded naming the field", () -> {
+            Condition d = condition(get(), "Degraded");
+            return d != null && "True".equals(d.getStatus()) && d.getObservedGeneration() == c.getMetadata().getGeneration();
+        });
+        assertThat(condition(get(), "Degraded").getMessage()).contains("spec.broker.tlsSecret");
+        assertThat(sts(NAME + "-broker").getSpec().getReplicas()).isEqualTo(1);
+        assertThat(sts(NAME + "-redis").getSpec().getReplicas()).isEqualTo(3);
+
+        TbmqCluster fixed = edit(x -> x.getSpec().getBroker().getListeners().getMqtts().setEnabled(false));
+        awaitReady(fixed.getMetadata().getGeneration());
+    }
+
+    @Test
+    @Order(6)
+    void deletingTheClusterRemovesEverythingItOwns() {
+        client.resources(TbmqCluster.class).inNamespace(NS).withName(NAME).delete();
+        await("owned objects garbage-collected", () -> client.apps().statefulSets().inNamespace(NS).list().getItems().isEmpty()
+                && client.resources(Kafka.class).inNamespace(NS).list().getItems().isEmpty()
+                && client.resources(KafkaTopic.class).inNamespace(NS).list().getItems().isEmpty()
+                && client.configMaps().inNamespace(NS).list().getItems().stream()
+                        .noneMatch(m -> m.getMetadata().getName().startsWith(NAME))
+                && client.services().inNamespace(NS).list().getItems().isEmpty(), Duration.ofSeconds(120));
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private static TbmqCluster get() {
+        return client.resources(TbmqCluster.class).inNamespace(NS).withName(NAME).get();
+    }
+
+    private static TbmqCluster edit(java.util.function.Consumer<TbmqCluster> change) {
+        return client.resources(TbmqCluster.class).inNamespace(NS).withName(NAME).edit(c -> {
+            change.accept(c);
+            return c;
+        });
+    }
+
+    private static TbmqCluster awaitReady(long generation) {
+        await("Ready for generation " + generation, () -> {
+            TbmqCluster c = get();
+            Condition r = c == null || c.getStatus() == null ? null : condition(c, "Ready");
+            return r != null && "True".equals(r.getStatus()) && c.getStatus().getObservedGeneration() == generation
+                    && r.getObservedGeneration() == generation;
+        });
+        return get();
+    }
+
+    private static Condition condition(TbmqCluster c, String type) {
+        return c.getStatus().getConditions().stream().filter(x -> type.equals(x.getType())).findFirst().orElse(null);
+    }
+
+    private static StatefulSet sts(String name) {
+        return client.apps().statefulSets().inNamespace(NS).withName(name).get();
+    }
+
+    private static List<String> eventReasons() {
+        return client.v1().events().inNamespace(NS).list().getItems().stream().map(e -> e.getReason()).toList();
+    }
+
+    private static List<NodeState> observeRedis(int count) {
+        List<NodeState> out = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            out.add(observe(i));
+        }
+        return out;
+    }
+
+    private static NodeState observe(int ordinal) {
+        RedisClient c = RedisClient.create(RedisURI.create("127.0.0.1", redis.get(ordinal).port()));
+        try (StatefulRedisConnection<String, String> conn = c.connect()) {
+            return ClusterNodesParser.parse(endpoints.resolve(null, ordinal), conn.sync().clusterNodes());
+        } finally {
+            c.shutdown();
+        }
+    }
+
+    private static void await(String what, BooleanSupplier condition) {
+        await(what, condition, TIMEOUT);
+    }
+
+    private static void await(String what, BooleanSupplier condition, Duration timeout) {
+        Instant deadline = Instant.now().plus(timeout);
+        while (Instant.now().isBefore(deadline)) {
+            try {
+                if (condition.getAsBoolean()) {
+                    return;
+                }
+            } catch (RuntimeException e) {
+                // not there yet
+            }
+            sleep(250);
+        }
+        TbmqCluster c = client.resources(TbmqCluster.class).inNamespace(NS).withName(NAME).get();
+        throw new AssertionError("timed out waiting for " + what + "; status: "
+                + (c == null ? "no TbmqCluster" : Serialization.asYaml(c.getStatus())));
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void quietly(AutoCloseable c) {
+        if (c == null) {
+            return;
+        }
+        try {
+            c.close();
+        } catch (Exception e) {
+            System.err.println("closing " + c + ": " + e);
+        }
+    }
+
+}
