@@ -24,6 +24,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -79,6 +80,8 @@ class OperatorE2E {
                         .anyMatch(x -> "Established".equals(x.getType()) && "True".equals(x.getStatus())))
                 .count() == 4);
         client.resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build()).serverSideApply();
+        client.resource(new SecretBuilder().withNewMetadata().withName("fleet-users").withNamespace(NS).endMetadata()
+                .addToStringData("credentials.yaml", "users: []\n").build()).serverSideApply();
         for (int i = 0; i < REDIS_PODS; i++) {
             redis.add(RedisNode.unjoinedClusterMember(work.resolve("redis-" + i)).start(Duration.ofSeconds(20)));
         }

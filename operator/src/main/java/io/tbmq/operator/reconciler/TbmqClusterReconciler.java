@@ -31,6 +31,7 @@ import io.tbmq.operator.redis.RedisEndpoints;
 import io.tbmq.operator.sizing.Plan;
 import io.tbmq.operator.sizing.SizingModel;
 import io.tbmq.operator.validation.FieldError;
+import io.tbmq.operator.validation.SecretReferences;
 import io.tbmq.operator.validation.SpecValidator;
 
 /**
@@ -77,7 +78,11 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster> {
         resource.setStatus(status);
         long generation = resource.getMetadata().getGeneration() == null ? 0 : resource.getMetadata().getGeneration();
         Instant now = Instant.now();
-        List<FieldError> errors = SpecValidator.validate(resource.getSpec());
+        List<FieldError> errors = new java.util.ArrayList<>(SpecValidator.validate(resource.getSpec()));
+        if (errors.isEmpty() && client != null) {
+            String ns = resource.getMetadata().getNamespace();
+            errors.addAll(SecretReferences.check(resource.getSpec(), name -> client.secrets().inNamespace(ns).withName(name).get()));
+        }
         if (!errors.isEmpty()) {
             String message = errors.stream().map(FieldError::toString).collect(Collectors.joining("; "));
             LOG.warnf("TbmqCluster %s/%s is invalid: %s", resource.getMetadata().getNamespace(), resource.getMetadata().getName(),

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -34,6 +35,16 @@ class TbmqClusterReconcilerIT {
     @BeforeEach
     void setUp() {
         reconciler = new TbmqClusterReconciler(NO_REDIS, false);
+        // The Secrets the samples name.
+        secret("dev-users", "credentials.yaml");
+        secret("fleet-users", "credentials.yaml");
+        secret("kafka-client", "client.properties");
+        secret("redis-auth", "password");
+    }
+
+    private void secret(String name, String key) {
+        client.resource(new SecretBuilder().withNewMetadata().withName(name).withNamespace(NS).endMetadata()
+                .addToData(key, "eA==").build()).create();
     }
 
     private TbmqCluster create(String sample) {
@@ -105,6 +116,22 @@ class TbmqClusterReconcilerIT {
         assertThat(condition(c, Conditions.DEGRADED).getStatus()).isEqualTo("False");
         assertThat(client.apps().statefulSets().inNamespace(NS).withName("p2p-200k-broker").get().getSpec().getReplicas())
                 .isEqualTo(3);
+    }
+
+    @Test
+    void aMissingSecretIsDegradedNamingTheFieldAndNothingIsCreated() {
+        TbmqCluster c = create("tbmq-tls.yaml");
+        reconciler.reconcile(c, client);
+        Condition degraded = condition(c, Conditions.DEGRADED);
+        assertThat(degraded.getStatus()).isEqualTo("True");
+        assertThat(degraded.getMessage()).contains("spec.broker.tlsSecret: Secret 'mqtt-tls' not found");
+        assertThat(client.apps().statefulSets().inNamespace(NS).list().getItems()).isEmpty();
+
+        client.resource(new SecretBuilder().withNewMetadata().withName("mqtt-tls").withNamespace(NS).endMetadata()
+                .addToData("tls.crt", "eA==").addToData("tls.key", "eA==").build()).create();
+        reconciler.reconcile(c, client);
+        assertThat(condition(c, Conditions.DEGRADED).getStatus()).isEqualTo("False");
+        assertThat(client.apps().statefulSets().inNamespace(NS).withName("secure-broker").get()).isNotNull();
     }
 
     @Test
