@@ -7,7 +7,7 @@ MVN := ./mvnw -B --no-transfer-progress
 NODES ?= 1
 RUN_ARGS ?=
 
-.PHONY: help deps build run test test-fast bench passwd clean
+.PHONY: help deps build run test test-fast bench bench-operator passwd clean
 
 help: ## this list
 	@grep -E '^[a-z-]+:.*## ' Makefile | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -28,8 +28,12 @@ test: deps ## everything CI runs: unit (*Test), integration (*IT) and end-to-end
 test-fast: ## unit tests only (*Test), no servers
 	@$(ENV) $(MVN) -DskipITs install
 
-bench: build ## benchmarks against mosquitto on this machine; results in docs/benchmarks.md
+bench: build ## benchmarks against mosquitto on this machine, then the operator's; results in docs/benchmarks.md
 	@$(ENV) scripts/bench.sh
+	@$(MAKE) --no-print-directory bench-operator
+
+bench-operator: build ## the operator with 1 and 20 TbmqClusters on the e2e control plane (docs/benchmarks.md)
+	@$(ENV) $(MVN) -pl e2e verify -Dit.test=OperatorBench -Dsurefire.failIfNoSpecifiedTests=false
 
 passwd: build ## hash a password for a credentials file (reads it from stdin)
 	@$(ENV) java -jar broker/target/quarkus-app/quarkus-run.jar hash-password

@@ -94,16 +94,56 @@ class OperatorBench {
                     }
                     long[] toApplied = awaitAll(client, clusters, t1, c -> batchApplied(client, c, "113"));
                     long[] toReadyAgain = awaitAll(client, clusters, t1, c -> isReady(c, 2));
+                    operator.close();
+                    String process = operatorProcess(repo, plane, work);
                     return String.format(Locale.ROOT,
-                            "clusters=%d start_ms=%d ready_after_start_ms(median/max)=%d/%d edit_to_dependents_ms=%d/%d "
-                                    + "edit_to_ready_ms=%d/%d heap_mib=%.1f",
+                            "clusters=%d in_process_start_ms=%d ready_after_start_ms(median/max)=%d/%d "
+                                    + "edit_to_dependents_ms=%d/%d edit_to_ready_ms=%d/%d heap_delta_mib=%.1f %s",
                             clusters, (started - t0) / 1_000_000, median(toReady), max(toReady), median(toApplied),
                             max(toApplied), median(toReadyAgain), max(toReadyAgain),
-                            (heapAfter - heapBefore) / 1048576.0);
+                            (heapAfter - heapBefore) / 1048576.0, process);
                 }
             }
         } finally {
             redis.forEach(RedisNode::stop);
+        }
+    }
+
+    /**
+     * The packaged operator (operator/target/quarkus-app) as its own JVM against the same API server and
+     * clusters: time to Quarkus' "started" line and resident memory after 20 s of reconciling. Its Redis
+     * pods have kwok's fake IPs, so it reports them unreachable; the point is its own footprint.
+     */
+    private static String operatorProcess(Path repo, ControlPlane plane, Path work) throws Exception {
+        Path jar = repo.resolve("operator/target/quarkus-app/quarkus-run.jar");
+        Path log = work.resolve("operator.log");
+        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
+                jar.toString()).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().put("KUBECONFIG", plane.kubeconfig().toString());
+        pb.environment().put("QUARKUS_OPERATOR_SDK_CONTROLLERS_TBMQCLUSTER_NAMESPACES", NS);
+        pb.environment().put("QUARKUS_HTTP_PORT", Integer.toString(io.tbmq.localstack.Ports.free()));
+        long t0 = System.nanoTime();
+        Process p = pb.start();
+        try {
+            long startedMs = -1;
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (startedMs < 0 && System.nanoTime() < deadline && p.isAlive()) {
+                if (Files.exists(log) && Files.readString(log).contains(" started in ")) {
+                    startedMs = (System.nanoTime() - t0) / 1_000_000;
+                }
+                Thread.sleep(20);
+            }
+            assertThat(startedMs).as("operator process started, see " + log).isPositive();
+            Thread.sleep(20_000);
+            long rssKib = Files.readAllLines(Path.of("/proc/" + p.pid() + "/status")).stream()
+                    .filter(l -> l.startsWith("VmRSS:")).map(l -> Long.parseLong(l.replaceAll("[^0-9]", ""))).findFirst()
+                    .orElse(-1L);
+            return String.format(Locale.ROOT, "process_start_ms=%d process_rss_mib=%.0f", startedMs, rssKib / 1024.0);
+        } finally {
+            p.destroy();
+            if (!p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+            }
         }
     }
 
