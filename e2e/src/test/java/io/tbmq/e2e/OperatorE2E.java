@@ -253,9 +253,16 @@ class OperatorE2E {
     }
 
     private static TbmqCluster awaitReady(long generation) {
+        long t0 = System.nanoTime();
+        String[] last = { "" };
         await("Ready for generation " + generation, () -> {
             TbmqCluster c = get();
             Condition r = c == null || c.getStatus() == null ? null : condition(c, "Ready");
+            if (r != null && !r.getMessage().equals(last[0])) {
+                // The log of what the cluster waited for, and when: where the time to Ready goes.
+                last[0] = r.getMessage();
+                System.out.printf("e2e: +%5d ms %s%n", (System.nanoTime() - t0) / 1_000_000, last[0]);
+            }
             return r != null && "True".equals(r.getStatus()) && c.getStatus().getObservedGeneration() == generation
                     && r.getObservedGeneration() == generation;
         });

@@ -3,13 +3,22 @@ package io.tbmq.operator.reconciler;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 import jakarta.inject.Inject;
 
 import org.jboss.logging.Logger;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -20,6 +29,7 @@ import io.quarkiverse.operatorsdk.annotations.RBACRule;
 import io.tbmq.operator.api.TbmqCluster;
 import io.tbmq.operator.api.TbmqClusterStatus;
 import io.tbmq.operator.config.OperatorConfig;
+import io.tbmq.operator.desired.Labels;
 import io.tbmq.operator.desired.Names;
 import io.tbmq.operator.provision.Applier;
 import io.tbmq.operator.provision.BrokerProvisioner;
@@ -52,6 +62,9 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster> {
     private static final Logger LOG = Logger.getLogger(TbmqClusterReconciler.class);
     static final Duration WHILE_CHANGING = Duration.ofSeconds(2);
     static final Duration WHEN_READY = Duration.ofSeconds(30);
+    /** Redis gossip and cluster state settle within a second or two and nothing else signals it: look sooner. */
+    static final Duration WHILE_REDIS_SETTLES = Duration.ofMillis(250);
+    static final Set<String> REDIS_SETTLING = Set.of("Joining", "Converging", "Rebalancing");
     public static final String PARTITIONS_KEPT = "PartitionsKept";
 
     private final RedisEndpoints redisEndpoints;
@@ -65,6 +78,28 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster> {
     public TbmqClusterReconciler(RedisEndpoints redisEndpoints, boolean serverSideApply) {
         this.redisEndpoints = redisEndpoints;
         this.serverSideApply = serverSideApply;
+    }
+
+    /**
+     * StatefulSets and pods of every TbmqCluster wake its reconcile as soon as they change (a pod
+     * turning ready, a rollout finishing), so no step waits for the next poll. Kafka CRs are polled:
+     * an informer on them would keep the operator from starting where Strimzi is not installed.
+     */
+    @Override
+    public List<EventSource<?, TbmqCluster>> prepareEventSources(EventSourceContext<TbmqCluster> context) {
+        String selector = Labels.MANAGED_BY + "=" + Labels.OPERATOR;
+        return List.of(
+                new InformerEventSource<>(InformerEventSourceConfiguration.from(StatefulSet.class, TbmqCluster.class)
+                        .withName("statefulsets").withLabelSelector(selector)
+                        .withSecondaryToPrimaryMapper(TbmqClusterReconciler::byInstanceLabel).build(), context),
+                new InformerEventSource<>(InformerEventSourceConfiguration.from(Pod.class, TbmqCluster.class)
+                        .withName("pods").withLabelSelector(selector)
+                        .withSecondaryToPrimaryMapper(TbmqClusterReconciler::byInstanceLabel).build(), context));
+    }
+
+    private static Set<ResourceID> byInstanceLabel(HasMetadata object) {
+        String instance = object.getMetadata().getLabels() == null ? null : object.getMetadata().getLabels().get(Labels.INSTANCE);
+        return instance == null ? Set.of() : Set.of(new ResourceID(instance, object.getMetadata().getNamespace()));
     }
 
     @Override
@@ -144,7 +179,8 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster> {
                 ready ? "Kafka, Redis and brokers are ready" : waitingFor.condition() + ": " + waitingFor.message(), generation,
                 now);
         status.setObservedGeneration(generation);
-        return UpdateControl.patchStatus(resource).rescheduleAfter(ready ? WHEN_READY : WHILE_CHANGING);
+        return UpdateControl.patchStatus(resource).rescheduleAfter(ready ? WHEN_READY
+                : REDIS_SETTLING.contains(waitingFor.reason()) ? WHILE_REDIS_SETTLES : WHILE_CHANGING);
     }
 
     @Override

@@ -70,17 +70,21 @@ public final class RedisClusterAdmin implements AutoCloseable {
         await(list, slot -> dst.clusterSetSlotImporting(slot, source.id()));
         await(list, slot -> src.clusterSetSlotMigrating(slot, target.id()));
         RedisCommands<byte[], byte[]> srcSync = sync(source.node());
+        // Ask for every slot's first keys in one pipelined batch; most slots of a young cluster are empty.
+        List<RedisFuture<List<byte[]>>> firstKeys = new ArrayList<>(list.length);
         for (int slot : list) {
-            while (true) {
-                List<byte[]> keys = srcSync.clusterGetKeysInSlot(slot, KEYS_PER_MIGRATE);
-                if (keys.isEmpty()) {
-                    break;
-                }
+            firstKeys.add(src.clusterGetKeysInSlot(slot, KEYS_PER_MIGRATE));
+        }
+        LettuceFutures.awaitAll(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS, firstKeys.toArray(new RedisFuture[0]));
+        for (int i = 0; i < list.length; i++) {
+            List<byte[]> keys = firstKeys.get(i).toCompletableFuture().join();
+            while (!keys.isEmpty()) {
                 MigrateArgs<byte[]> args = MigrateArgs.Builder.<byte[]> keys(keys).replace();
                 if (password != null) {
                     args.auth(password);
                 }
                 srcSync.migrate(target.node().host(), target.node().port(), 0, TIMEOUT.toMillis(), args);
+                keys = srcSync.clusterGetKeysInSlot(list[i], KEYS_PER_MIGRATE);
             }
         }
         // The target first: once it owns the slot, the source's redirects point to the right place.
