@@ -3,6 +3,7 @@ package io.tbmq.operator.reconciler;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -91,10 +92,18 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster> {
         return List.of(
                 new InformerEventSource<>(InformerEventSourceConfiguration.from(StatefulSet.class, TbmqCluster.class)
                         .withName("statefulsets").withLabelSelector(selector)
+                        // Our own spec writes come back as updates too; only the controller's progress matters.
+                        .withOnUpdateFilter((now, before) -> !Objects.equals(now.getStatus(), before.getStatus()))
                         .withSecondaryToPrimaryMapper(TbmqClusterReconciler::byInstanceLabel).build(), context),
                 new InformerEventSource<>(InformerEventSourceConfiguration.from(Pod.class, TbmqCluster.class)
                         .withName("pods").withLabelSelector(selector)
+                        .withOnUpdateFilter((now, before) -> isReady(now) != isReady(before))
                         .withSecondaryToPrimaryMapper(TbmqClusterReconciler::byInstanceLabel).build(), context));
+    }
+
+    private static boolean isReady(Pod pod) {
+        return pod.getStatus() != null && pod.getStatus().getConditions() != null && pod.getStatus().getConditions().stream()
+                .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
     }
 
     private static Set<ResourceID> byInstanceLabel(HasMetadata object) {
