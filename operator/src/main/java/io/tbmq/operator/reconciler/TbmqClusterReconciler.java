@@ -42,6 +42,7 @@ import io.tbmq.operator.redis.RedisEndpoints;
 import io.tbmq.operator.sizing.Plan;
 import io.tbmq.operator.sizing.SizingModel;
 import io.tbmq.operator.validation.FieldError;
+import io.tbmq.operator.validation.Reachability;
 import io.tbmq.operator.validation.SecretReferences;
 import io.tbmq.operator.validation.SpecValidator;
 
@@ -70,6 +71,8 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster> {
 
     private final RedisEndpoints redisEndpoints;
     private final boolean serverSideApply;
+    /** Replaceable so the fast tests need no network. */
+    java.util.function.Function<io.tbmq.operator.api.TbmqClusterSpec, List<FieldError>> reachability = Reachability::check;
 
     @Inject
     public TbmqClusterReconciler(RedisEndpoints redisEndpoints, OperatorConfig config) {
@@ -179,9 +182,16 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster> {
         ComponentStatus waitingFor = List.of(kafkaStatus, redisStatus, brokers.status()).stream().filter(c -> !c.ready())
                 .findFirst().orElse(null);
         boolean ready = waitingFor == null;
+        // Only worth a check while something is not ready: a working cluster proves its addresses.
+        List<FieldError> unreachable = ready ? List.of() : reachability.apply(resource.getSpec());
         boolean blocked = waitingFor != null && "StrimziNotInstalled".equals(waitingFor.reason());
-        Conditions.set(status.getConditions(), Conditions.DEGRADED, blocked, blocked ? waitingFor.reason() : "SpecValid",
-                blocked ? waitingFor.message() : "spec is valid", generation, now);
+        if (!unreachable.isEmpty()) {
+            Conditions.set(status.getConditions(), Conditions.DEGRADED, true, "Unreachable",
+                    unreachable.stream().map(FieldError::toString).collect(Collectors.joining("; ")), generation, now);
+        } else {
+            Conditions.set(status.getConditions(), Conditions.DEGRADED, blocked, blocked ? waitingFor.reason() : "SpecValid",
+                    blocked ? waitingFor.message() : "spec is valid", generation, now);
+        }
         Conditions.set(status.getConditions(), Conditions.PROGRESSING, !ready, ready ? "Reconciled" : waitingFor.reason(),
                 ready ? "every component matches the spec" : waitingFor.message(), generation, now);
         Conditions.set(status.getConditions(), Conditions.READY, ready, ready ? "Ready" : "NotReady",

@@ -35,6 +35,7 @@ class TbmqClusterReconcilerIT {
     @BeforeEach
     void setUp() {
         reconciler = new TbmqClusterReconciler(NO_REDIS, false);
+        reconciler.reachability = spec -> java.util.List.of(); // the samples' external hosts do not exist here
         // The Secrets the samples name.
         secret("dev-users", "credentials.yaml");
         secret("fleet-users", "credentials.yaml");
@@ -182,6 +183,19 @@ class TbmqClusterReconcilerIT {
         assertThat(condition(c, TbmqClusterReconciler.PARTITIONS_KEPT)).isNull();
         assertThat(client.resources(KafkaTopic.class).inNamespace(NS).withName("p2p-1m-msg-all").get().getSpec().getPartitions())
                 .isEqualTo(24);
+    }
+
+    @Test
+    void anUnreachableExternalKafkaIsDegradedNamingTheField() {
+        reconciler.reachability = io.tbmq.operator.validation.Reachability::check;
+        TbmqCluster c = create("tbmq-external.yaml");
+        reconciler.reconcile(c, client);
+        Condition degraded = condition(c, Conditions.DEGRADED);
+        assertThat(degraded.getStatus()).isEqualTo("True");
+        assertThat(degraded.getReason()).isEqualTo("Unreachable");
+        assertThat(degraded.getMessage()).contains("spec.kafka.bootstrapServers", "spec.redis.nodes");
+        assertThat(client.apps().statefulSets().inNamespace(NS).withName("external-broker").get())
+                .as("the brokers are still applied: they retry until the addresses answer").isNotNull();
     }
 
     @Test
