@@ -7,7 +7,7 @@ MVN := ./mvnw -B --no-transfer-progress
 NODES ?= 1
 RUN_ARGS ?=
 
-.PHONY: help deps build run test test-fast bench bench-operator passwd clean
+.PHONY: help deps build run test test-fast bench bench-operator manifests bundle deploy undeploy passwd clean
 
 help: ## this list
 	@grep -E '^[a-z-]+:.*## ' Makefile | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -34,6 +34,21 @@ bench: build ## benchmarks against mosquitto on this machine, then the operator'
 
 bench-operator: build ## the operator with 1 and 20 TbmqClusters on the e2e control plane (docs/benchmarks.md)
 	@$(ENV) $(MVN) -pl e2e verify -Dit.test=OperatorBench -Dsurefire.failIfNoSpecifiedTests=false
+
+manifests: ## regenerate crds/, config/install/ and bundle/ from the operator's code (a test fails when they drift)
+	@$(ENV) $(MVN) -q -pl operator -am install -DskipTests
+	@$(ENV) $(MVN) -pl operator verify -Dtest=None -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=ManifestsIT \
+		-Dtbmq.update-manifests=true
+
+bundle: manifests ## the OLM bundle in bundle/ (quarkus-operator-sdk's generator plus samples and descriptors)
+
+KUBECTL ?= $(shell command -v kubectl || echo $(HOME)/.cache/tbmq-k8s/bin/kubectl)
+
+deploy: ## install the CRD and the operator (namespace tbmq-system) into the current kubeconfig's cluster
+	$(KUBECTL) apply --server-side -f crds/ -f config/install/
+
+undeploy: ## remove the operator and the CRD (and with it every TbmqCluster) from the current cluster
+	$(KUBECTL) delete --ignore-not-found -f config/install/ -f crds/
 
 passwd: build ## hash a password for a credentials file (reads it from stdin)
 	@$(ENV) java -jar broker/target/quarkus-app/quarkus-run.jar hash-password

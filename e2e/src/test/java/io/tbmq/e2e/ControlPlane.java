@@ -58,6 +58,34 @@ final class ControlPlane implements AutoCloseable {
         return new KubernetesClientBuilder().withConfig(config).build();
     }
 
+    /** The kubectl built with the control plane (make deploy uses it when none is on PATH). */
+    static Path kubectl() {
+        String root = System.getenv().getOrDefault("K8S_CP_ROOT", System.getProperty("user.home") + "/.cache/tbmq-k8s");
+        return Path.of(root, "bin", "kubectl");
+    }
+
+    /** A client acting as the given ServiceAccount (the admin may impersonate): proves what its RBAC allows. */
+    KubernetesClient clientAs(String namespace, String serviceAccount) throws IOException {
+        Config config = Config.fromKubeconfig(Files.readString(run.resolve("admin.kubeconfig")));
+        config.setImpersonateUsername("system:serviceaccount:" + namespace + ":" + serviceAccount);
+        config.setImpersonateGroups("system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated");
+        return new KubernetesClientBuilder().withConfig(config).build();
+    }
+
+    /** Runs a make target of the repository against this control plane; returns its output. */
+    String make(Path repo, String target) throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder("make", "--no-print-directory", target).directory(repo.toFile())
+                .redirectErrorStream(true);
+        pb.environment().put("KUBECONFIG", kubeconfig().toString());
+        pb.environment().put("KUBECTL", kubectl().toString());
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes());
+        if (!p.waitFor(2, TimeUnit.MINUTES) || p.exitValue() != 0) {
+            throw new IllegalStateException("make " + target + " failed:\n" + out);
+        }
+        return out;
+    }
+
     Path kubeconfig() {
         return run.resolve("admin.kubeconfig");
     }

@@ -62,6 +62,7 @@ class OperatorE2E {
     static InProcessOperator operator;
     static final List<RedisNode> redis = new ArrayList<>();
     static RedisEndpoints endpoints;
+    static KubernetesClient operatorClient;
 
     @BeforeAll
     static void start() throws Exception {
@@ -69,11 +70,10 @@ class OperatorE2E {
         Path work = Files.createDirectories(repo.resolve("e2e/target/e2e-" + System.currentTimeMillis()));
         plane = ControlPlane.start(repo, work, 4);
         client = plane.client();
-        for (InputStream crds : List.of(Files.newInputStream(repo.resolve("crds/tbmqclusters.tbmq.io-v1.yml")),
-                OperatorE2E.class.getResourceAsStream("/strimzi-crds.yaml"))) {
-            try (crds) {
-                client.load(crds).serverSideApply();
-            }
+        // Installed the way users install it: the CRD, namespace, ServiceAccount, RBAC and Deployment.
+        System.out.println(plane.make(repo, "deploy"));
+        try (InputStream strimziCrds = OperatorE2E.class.getResourceAsStream("/strimzi-crds.yaml")) {
+            client.load(strimziCrds).serverSideApply();
         }
         await("CRDs established", () -> client.apiextensions().v1().customResourceDefinitions().list().getItems().stream()
                 .filter(c -> c.getStatus() != null && c.getStatus().getConditions().stream()
@@ -88,20 +88,23 @@ class OperatorE2E {
         // The seam: Redis pod N of the TbmqCluster is the local redis-server N.
         endpoints = (pod, ordinal) -> new io.tbmq.operator.redis.RedisNode(ordinal, "127.0.0.1", redis.get(ordinal).port());
         strimzi = new StrimziStandIn(client, NS);
-        operator = new InProcessOperator(client, NS, endpoints);
+        // The operator acts as its ServiceAccount: every call it makes must be allowed by the generated RBAC.
+        operatorClient = plane.clientAs("tbmq-system", "tbmq-operator");
+        operator = new InProcessOperator(operatorClient, NS, endpoints);
     }
 
     @AfterAll
     static void stop() {
         Stream.<AutoCloseable>of(operator, strimzi).forEach(OperatorE2E::quietly);
         redis.forEach(RedisNode::stop);
+        quietly(operatorClient);
         quietly(client);
         quietly(plane);
     }
 
     @Test
     @Order(1)
-    void everySampleIsAcceptedByTheCrdSchema() throws Exception {
+    void everySampleAndAlmExampleIsAcceptedByTheCrdSchema() throws Exception {
         try (var files = Files.list(repo.resolve("config/samples"))) {
             for (Path sample : files.filter(f -> f.toString().endsWith(".yaml")).toList()) {
                 TbmqCluster c = Serialization.unmarshal(Files.newInputStream(sample), TbmqCluster.class);
@@ -109,6 +112,32 @@ class OperatorE2E {
                 client.resource(c).dryRun().create();
             }
         }
+        // The OLM bundle's alm-examples, as OperatorHub would offer them.
+        Map<String, Object> csv = Serialization.unmarshal(Files.newInputStream(
+                repo.resolve("bundle/manifests/tbmq-operator.clusterserviceversion.yaml")), Map.class);
+        @SuppressWarnings("unchecked")
+        String examples = ((Map<String, String>) ((Map<String, Object>) csv.get("metadata")).get("annotations")).get("alm-examples");
+        TbmqCluster[] parsed = Serialization.unmarshal(examples, TbmqCluster[].class);
+        assertThat(parsed).hasSizeGreaterThanOrEqualTo(5);
+        for (TbmqCluster c : parsed) {
+            c.getMetadata().setNamespace(NS);
+            client.resource(c).dryRun().create();
+        }
+    }
+
+    @Test
+    @Order(1)
+    void makeDeployInstalledTheOperatorDeployment() {
+        await("operator Deployment available", () -> {
+            var d = client.apps().deployments().inNamespace("tbmq-system").withName("tbmq-operator").get();
+            return d != null && d.getStatus() != null && Integer.valueOf(1).equals(d.getStatus().getAvailableReplicas());
+        });
+        var container = client.apps().deployments().inNamespace("tbmq-system").withName("tbmq-operator").get().getSpec()
+                .getTemplate().getSpec().getContainers().get(0);
+        assertThat(container.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/q/health/ready");
+        assertThat(container.getResources().getRequests()).containsKeys("cpu", "memory");
+        assertThat(client.rbac().clusterRoleBindings().withName("tbmqcluster-cluster-role-binding").get().getSubjects())
+                .singleElement().satisfies(s -> assertThat(s.getNamespace()).isEqualTo("tbmq-system"));
     }
 
     @Test
@@ -150,7 +179,7 @@ class OperatorE2E {
         // Restart the operator mid-scale: once the Redis StatefulSet has grown, before the cluster is balanced.
         await("Redis StatefulSet grown to 9", () -> sts(NAME + "-redis").getSpec().getReplicas() == 9);
         operator.close();
-        operator = new InProcessOperator(client, NS, endpoints);
+        operator = new InProcessOperator(operatorClient, NS, endpoints);
 
         TbmqCluster ready = awaitReady(c.getMetadata().getGeneration());
         System.out.printf("e2e: 200k -> 800k edit -> Ready in %d ms%n", Duration.between(t0, Instant.now()).toMillis());
@@ -237,6 +266,16 @@ class OperatorE2E {
                 && client.configMaps().inNamespace(NS).list().getItems().stream()
                         .noneMatch(m -> m.getMetadata().getName().startsWith(NAME))
                 && client.services().inNamespace(NS).list().getItems().isEmpty(), Duration.ofSeconds(120));
+    }
+
+    @Test
+    @Order(7)
+    void makeUndeployRemovesTheOperatorAndTheCrd() throws Exception {
+        plane.make(repo, "undeploy");
+        await("operator and CRD gone", () -> client.apiextensions().v1().customResourceDefinitions()
+                .withName("tbmqclusters.tbmq.io").get() == null
+                && client.rbac().clusterRoles().withName("tbmqcluster-cluster-role").get() == null
+                && client.apps().deployments().inNamespace("tbmq-system").list().getItems().isEmpty());
     }
 
     // ------------------------------------------------------------------ helpers
