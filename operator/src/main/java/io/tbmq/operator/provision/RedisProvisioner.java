@@ -140,7 +140,8 @@ public final class RedisProvisioner {
         return ready;
     }
 
-    static boolean isReady(Pod pod) {
+    /** Ready and not being deleted. */
+    public static boolean isReady(Pod pod) {
         return pod.getStatus() != null && pod.getStatus().getConditions() != null && pod.getMetadata().getDeletionTimestamp() == null
                 && pod.getStatus().getConditions().stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
     }

@@ -100,14 +100,10 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster> {
                         .withSecondaryToPrimaryMapper(TbmqClusterReconciler::byInstanceLabel).build(), context),
                 new InformerEventSource<>(InformerEventSourceConfiguration.from(Pod.class, TbmqCluster.class)
                         .withName("pods").withLabelSelector(selector)
-                        .withOnUpdateFilter((now, before) -> isReady(now) != isReady(before))
+                        .withOnUpdateFilter((now, before) -> RedisProvisioner.isReady(now) != RedisProvisioner.isReady(before))
                         .withSecondaryToPrimaryMapper(TbmqClusterReconciler::byInstanceLabel).build(), context));
     }
 
-    private static boolean isReady(Pod pod) {
-        return pod.getStatus() != null && pod.getStatus().getConditions() != null && pod.getStatus().getConditions().stream()
-                .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
-    }
 
     private static Set<ResourceID> byInstanceLabel(HasMetadata object) {
         String instance = object.getMetadata().getLabels() == null ? null : object.getMetadata().getLabels().get(Labels.INSTANCE);
