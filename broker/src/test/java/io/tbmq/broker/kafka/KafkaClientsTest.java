@@ -1,0 +1,47 @@
+package io.tbmq.broker.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.lang.reflect.Proxy;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.tbmq.broker.config.KafkaConfig;
+
+/** Client settings from a mounted properties file (the operator's spec.kafka.clientSecret) and inline ones. */
+class KafkaClientsTest {
+
+    private static KafkaConfig config(Optional<String> file, Map<String, String> inline) {
+        return (KafkaConfig) Proxy.newProxyInstance(KafkaConfig.class.getClassLoader(), new Class<?>[] { KafkaConfig.class },
+                (proxy, method, args) -> switch (method.getName()) {
+                    case "bootstrapServers" -> "kafka:9092";
+                    case "propertiesFile" -> file;
+                    case "properties" -> inline;
+                    default -> throw new UnsupportedOperationException(method.getName());
+                });
+    }
+
+    @Test
+    void aPropertiesFileAddsClientSettingsAndInlineOnesWin(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("client.properties");
+        Files.writeString(file, "security.protocol=SASL_SSL\nsasl.mechanism=SCRAM-SHA-512\n");
+        Properties p = new KafkaClients(config(Optional.of(file.toString()), Map.of("sasl.mechanism", "PLAIN")), "node-0")
+                .common("test");
+        assertThat(p).containsEntry("security.protocol", "SASL_SSL").containsEntry("sasl.mechanism", "PLAIN")
+                .containsEntry("bootstrap.servers", "kafka:9092");
+    }
+
+    @Test
+    void anUnreadableFileIsAClearStartupError(@TempDir Path dir) {
+        KafkaClients clients = new KafkaClients(config(Optional.of(dir.resolve("missing").toString()), Map.of()), "node-0");
+        assertThatThrownBy(() -> clients.common("test")).hasMessageContaining("tbmq.kafka.properties-file")
+                .hasMessageContaining("missing");
+    }
+}
