@@ -7,7 +7,7 @@ MVN := ./mvnw -B --no-transfer-progress
 NODES ?= 1
 RUN_ARGS ?=
 
-.PHONY: help deps build run test test-fast bench bench-operator manifests bundle deploy undeploy passwd clean
+.PHONY: help deps build run test test-fast bench bench-operator manifests bundle deploy undeploy images passwd clean
 
 help: ## this list
 	@grep -E '^[a-z-]+:.*## ' Makefile | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -49,6 +49,9 @@ deploy: ## install the CRD and the operator (namespace tbmq-system) into the cur
 
 undeploy: ## remove the operator and the CRD (and with it every TbmqCluster) from the current cluster
 	$(KUBECTL) delete --ignore-not-found -f config/install/ -f crds/
+
+images: build ## broker and operator images as OCI archives in target/images/ (no Docker: jlink + umoci)
+	@$(ENV) scripts/images.sh
 
 passwd: build ## hash a password for a credentials file (reads it from stdin)
 	@$(ENV) java -jar broker/target/quarkus-app/quarkus-run.jar hash-password

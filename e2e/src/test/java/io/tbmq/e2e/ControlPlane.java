@@ -30,6 +30,7 @@ final class ControlPlane implements AutoCloseable {
 
     static ControlPlane start(Path repo, Path work, int fakeNodes) throws IOException, InterruptedException {
         Path scripts = repo.resolve("e2e/control-plane");
+        Files.createDirectories(work);
         sh(scripts.resolve("setup.sh"), Map.of(), work.resolve("setup.log"), 40);
         Path run = work.resolve("k8s");
         int etcd = Ports.freeRange(3);

@@ -1,0 +1,212 @@
+package io.tbmq.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.HttpURLConnection;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.hivemq.client.mqtt.datatypes.MqttQos;
+import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
+import com.hivemq.client.mqtt.mqtt5.Mqtt5Client;
+import com.hivemq.client.mqtt.mqtt5.message.connect.connack.Mqtt5ConnAckReasonCode;
+import com.hivemq.client.mqtt.mqtt5.message.publish.Mqtt5Publish;
+
+import io.tbmq.localstack.LocalStack;
+import io.tbmq.localstack.Ports;
+
+/**
+ * The container images of `make images`, proven to start with no container runtime: each OCI
+ * archive is unpacked (umoci), its entrypoint run under chroot as the image's user with /proc
+ * mounted, as a runtime would. The broker must answer an MQTT CONNECT and carry a message through
+ * Kafka; the operator must become ready against the e2e control plane.
+ */
+class ImagesE2E {
+    static final String VERSION = "0.1.0";
+    static final ObjectMapper JSON = new ObjectMapper();
+    static Path repo;
+    static Path work;
+    static final List<Process> processes = new ArrayList<>();
+    static final List<Path> mounts = new ArrayList<>();
+
+    @BeforeAll
+    static void buildImages() throws Exception {
+        assertThat(new com.sun.security.auth.module.UnixSystem().getUid())
+                .as("the image test unpacks images and runs them under chroot with /proc mounted: it needs root").isZero();
+        repo = Path.of(System.getProperty("tbmq.repo", "..")).toAbsolutePath().normalize();
+        work = Files.createDirectories(repo.resolve("e2e/target/images-" + System.currentTimeMillis()));
+        ProcessBuilder pb = new ProcessBuilder("bash", "scripts/images.sh").directory(repo.toFile()).redirectErrorStream(true)
+                .redirectOutput(work.resolve("images.log").toFile());
+        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        pb.environment().put("WORK", work.resolve("build").toString());
+        Process p = pb.start();
+        assertThat(p.waitFor(10, TimeUnit.MINUTES)).isTrue();
+        assertThat(p.exitValue()).as(Files.readString(work.resolve("images.log"))).isZero();
+    }
+
+    @AfterAll
+    static void cleanUp() throws Exception {
+        for (Process p : processes) {
+            p.destroy();
+            if (!p.waitFor(15, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+            }
+        }
+        for (Path m : mounts) {
+            new ProcessBuilder("umount", m.toString()).inheritIO().start().waitFor();
+        }
+    }
+
+    @Test
+    void theBrokerImageStartsAndCarriesAMessageThroughKafka() throws Exception {
+        Path rootfs = unpack("tbmq-broker");
+        try (LocalStack stack = LocalStack.builder(work.resolve("stack")).kafka().redis().start()) {
+            int mqtt = Ports.free();
+            Map<String, String> env = new java.util.HashMap<>();
+            stack.brokerConfig().forEach((k, v) -> env.put(k.replaceAll("[^A-Za-z0-9]", "_").toUpperCase(), v));
+            env.put("TBMQ_SECURITY_ALLOW_ANONYMOUS", "true");
+            env.put("TBMQ_LISTENERS_TCP_PORT", Integer.toString(mqtt));
+            env.put("TBMQ_LISTENERS_WS_ENABLED", "false");
+            env.put("QUARKUS_HTTP_PORT", Integer.toString(Ports.free()));
+            env.put("TBMQ_NODE_ID", "image-0");
+            run(rootfs, env, work.resolve("broker.log"));
+            awaitPort(mqtt, work.resolve("broker.log"));
+
+            Mqtt5BlockingClient sub = Mqtt5Client.builder().identifier("image-sub").serverHost("127.0.0.1").serverPort(mqtt)
+                    .buildBlocking();
+            assertThat(sub.connect().getReasonCode()).isEqualTo(Mqtt5ConnAckReasonCode.SUCCESS);
+            sub.subscribeWith().topicFilter("image/test").qos(MqttQos.AT_LEAST_ONCE).send();
+            try (var publishes = sub.publishes(com.hivemq.client.mqtt.MqttGlobalPublishFilter.ALL)) {
+                Mqtt5BlockingClient pub = Mqtt5Client.builder().identifier("image-pub").serverHost("127.0.0.1").serverPort(mqtt)
+                        .buildBlocking();
+                pub.connect();
+                pub.publishWith().topic("image/test").qos(MqttQos.AT_LEAST_ONCE)
+                        .payload("from the image".getBytes(StandardCharsets.UTF_8)).send();
+                Mqtt5Publish got = publishes.receive(30, TimeUnit.SECONDS).orElseThrow();
+                assertThat(new String(got.getPayloadAsBytes(), StandardCharsets.UTF_8)).isEqualTo("from the image");
+                pub.disconnect();
+            }
+            sub.disconnect();
+        }
+    }
+
+    @Test
+    void theOperatorImageBecomesReadyAgainstARealApiServer() throws Exception {
+        Path rootfs = unpack("tbmq-operator");
+        try (ControlPlane plane = ControlPlane.start(repo, work.resolve("k8s"), 1); var client = plane.client()) {
+            try (var crd = Files.newInputStream(repo.resolve("crds/tbmqclusters.tbmq.io-v1.yml"))) {
+                client.load(crd).serverSideApply();
+            }
+            // The kubeconfig with its certificates inlined, inside the image's filesystem.
+            Path kubeconfig = rootfs.resolve("tmp/kubeconfig");
+            Files.writeString(kubeconfig, inline(Files.readString(plane.kubeconfig())));
+            Files.setPosixFilePermissions(kubeconfig, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+            int http = Ports.free();
+            run(rootfs, Map.of("KUBECONFIG", "/tmp/kubeconfig", "QUARKUS_HTTP_PORT", Integer.toString(http)),
+                    work.resolve("operator.log"));
+            Instant deadline = Instant.now().plusSeconds(90);
+            int code = 0;
+            while (Instant.now().isBefore(deadline) && code != 200) {
+                code = status("http://127.0.0.1:" + http + "/q/health/ready");
+                Thread.sleep(250);
+            }
+            assertThat(code).as(Files.readString(work.resolve("operator.log"))).isEqualTo(200);
+        }
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    /** Unpacks the OCI archive the way a runtime does; returns the root filesystem, /proc mounted. */
+    private static Path unpack(String name) throws Exception {
+        Path layout = Files.createDirectories(work.resolve(name + "-layout"));
+        exec("tar", "-C", layout.toString(), "-xf", repo.resolve("target/images/" + name + "-" + VERSION + ".oci.tar").toString());
+        Path bundle = work.resolve(name + "-bundle");
+        exec("umoci", "unpack", "--image", layout + ":" + VERSION, bundle.toString());
+        Path rootfs = bundle.resolve("rootfs");
+        exec("mount", "-t", "proc", "proc", rootfs.resolve("proc").toString());
+        mounts.add(rootfs.resolve("proc"));
+        return rootfs;
+    }
+
+    /** Runs the image's entrypoint from its runtime config: user, working directory, environment. */
+    private static void run(Path rootfs, Map<String, String> extraEnv, Path log) throws IOException {
+        JsonNode process = JSON.readTree(rootfs.resolveSibling("config.json").toFile()).get("process");
+        List<String> cmd = new ArrayList<>(List.of("chroot", "--userspec=" + process.at("/user/uid").asInt() + ":"
+                + process.at("/user/gid").asInt(), rootfs.toString()));
+        process.get("args").forEach(a -> cmd.add(a.asText()));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().clear();
+        process.get("env").forEach(e -> {
+            String[] kv = e.asText().split("=", 2);
+            pb.environment().put(kv[0], kv[1]);
+        });
+        pb.environment().putAll(extraEnv);
+        // chroot does not change directory: the image's working directory is where relative paths land.
+        processes.add(pb.start());
+    }
+
+    private static void awaitPort(int port, Path log) throws Exception {
+        Instant deadline = Instant.now().plusSeconds(90);
+        while (Instant.now().isBefore(deadline)) {
+            try (Socket s = new Socket("127.0.0.1", port)) {
+                return;
+            } catch (IOException e) {
+                Thread.sleep(250);
+            }
+        }
+        throw new AssertionError("broker from the image not listening on " + port + ":\n" + Files.readString(log));
+    }
+
+    private static int status(String url) {
+        try {
+            HttpURLConnection c = (HttpURLConnection) URI.create(url).toURL().openConnection();
+            c.setConnectTimeout(1000);
+            c.setReadTimeout(2000);
+            return c.getResponseCode();
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    /** Replaces certificate file paths in a kubeconfig with their base64 content (*-data keys). */
+    private static String inline(String kubeconfig) throws IOException {
+        StringBuilder out = new StringBuilder();
+        for (String line : kubeconfig.split("\n")) {
+            String t = line.trim();
+            int colon = t.indexOf(": ");
+            String key = colon < 0 ? "" : t.substring(0, colon);
+            if (key.equals("certificate-authority") || key.equals("client-certificate") || key.equals("client-key")) {
+                String data = Base64.getEncoder().encodeToString(Files.readAllBytes(Path.of(t.substring(colon + 2))));
+                out.append(line, 0, line.indexOf(key)).append(key).append("-data: ").append(data).append('\n');
+            } else {
+                out.append(line).append('\n');
+            }
+        }
+        return out.toString();
+    }
+
+    private static void exec(String... cmd) throws Exception {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        if (!p.waitFor(5, TimeUnit.MINUTES) || p.exitValue() != 0) {
+            throw new IllegalStateException(String.join(" ", cmd) + " failed: " + out);
+        }
+    }
+
+}

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Builds the broker and operator container images with no Docker daemon, as OCI image archives:
+#   target/images/tbmq-broker-<v>.oci.tar     (image tbmq/broker:<v>)
+#   target/images/tbmq-operator-<v>.oci.tar   (image tbmq/tbmq-operator:<v>)
+# Base: a JRE made by jlink from the build JDK, on glibc from Debian's libc6 and libgcc-s1 packages
+# (apt-get download + dpkg-deb -x); nothing else, no shell. Layers: base, then the Quarkus app.
+# Load with e.g. `skopeo copy oci-archive:target/images/tbmq-broker-0.1.0.oci.tar docker-daemon:tbmq/broker:0.1.0`
+# or push with `skopeo copy oci-archive:... docker://<registry>/tbmq/broker:0.1.0`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VERSION=${VERSION:-0.1.0}
+OUT=${OUT:-target/images}
+WORK=${WORK:-target/images/work}
+JAVA_HOME=${JAVA_HOME:?JAVA_HOME must point to a JDK (scripts/env.sh sets it)}
+
+need=()
+command -v umoci >/dev/null || need+=(umoci)
+command -v dpkg-deb >/dev/null || need+=(dpkg)
+if [ ${#need[@]} -gt 0 ]; then
+  SUDO=(); [ "$(id -u)" -eq 0 ] || SUDO=(sudo)
+  "${SUDO[@]}" apt-get install -y --no-install-recommends "${need[@]}" >/tmp/tbmq-apt.log 2>&1 \
+    || { "${SUDO[@]}" apt-get update >>/tmp/tbmq-apt.log 2>&1; "${SUDO[@]}" apt-get install -y --no-install-recommends "${need[@]}" >>/tmp/tbmq-apt.log 2>&1; } \
+    || { echo "error: could not install ${need[*]} (see /tmp/tbmq-apt.log)" >&2; exit 1; }
+fi
+for app in broker operator; do
+  [ -f "$app/target/quarkus-app/quarkus-run.jar" ] || { echo "error: $app/target/quarkus-app missing; run make build first" >&2; exit 1; }
+done
+
+rm -rf "$WORK"; mkdir -p "$WORK" "$OUT"
+WORK=$(cd "$WORK" && pwd); OUT=$(cd "$OUT" && pwd)
+
+# ---- base rootfs: glibc + JRE + a non-root user
+BASE=$WORK/base
+mkdir -p "$BASE"/{etc,tmp,opt,proc,sys,dev} "$WORK/debs"
+chmod 1777 "$BASE/tmp"
+(cd "$WORK/debs" && apt-get download libc6 libgcc-s1 >/dev/null 2>&1) \
+  || { echo "error: apt-get download libc6 libgcc-s1 failed (needs the Debian package mirror)" >&2; exit 1; }
+for deb in "$WORK"/debs/*.deb; do dpkg-deb -x "$deb" "$BASE"; done
+rm -rf "$BASE"/usr/share/{doc,lintian,locale,man} "$BASE"/usr/lib/x86_64-linux-gnu/gconv
+"$JAVA_HOME/bin/jlink" --add-modules java.base,java.desktop,java.instrument,java.logging,java.management,java.naming,\
+java.net.http,java.prefs,java.scripting,java.security.jgss,java.security.sasl,java.sql,java.transaction.xa,java.xml,\
+jdk.crypto.ec,jdk.crypto.cryptoki,jdk.jfr,jdk.management,jdk.naming.dns,jdk.net,jdk.unsupported,jdk.zipfs \
+  --strip-debug --no-man-pages --no-header-files --compress=zip-6 --output "$BASE/opt/java"
+printf 'root:x:0:0:root:/root:/sbin/nologin\ntbmq:x:185:185:tbmq:/app:/sbin/nologin\n' > "$BASE/etc/passwd"
+printf 'root:x:0:\ntbmq:x:185:\n' > "$BASE/etc/group"
+printf 'hosts: files dns\n' > "$BASE/etc/nsswitch.conf"
+
+build_image() { # name app-dir ports...
+  local name=$1 app=$2; shift 2
+  local layout=$WORK/$name-layout bundle=$WORK/$name-bundle
+  umoci init --layout "$layout"
+  umoci new --image "$layout:$VERSION"
+  umoci unpack --image "$layout:$VERSION" "$bundle" >/dev/null
+  cp -a "$BASE"/. "$bundle/rootfs/"
+  umoci repack --image "$layout:$VERSION" "$bundle"
+  mkdir -p "$bundle/rootfs/app"
+  cp -a "$app"/. "$bundle/rootfs/app/"
+  chown -R 185:185 "$bundle/rootfs/app"
+  umoci repack --image "$layout:$VERSION" "$bundle"
+  local ports=()
+  for p in "$@"; do ports+=(--config.exposedports "$p"); done
+  umoci config --image "$layout:$VERSION" --author "tbmq" --os linux --architecture amd64 \
+    --config.user 185:185 --config.workingdir /app \
+    --config.env JAVA_HOME=/opt/java --config.env PATH=/opt/java/bin:/usr/bin:/bin \
+    --config.entrypoint /opt/java/bin/java --config.entrypoint -XX:MaxRAMPercentage=75 \
+    --config.entrypoint -jar --config.entrypoint /app/quarkus-run.jar \
+    "${ports[@]}" \
+    --config.label "org.opencontainers.image.title=$name" --config.label "org.opencontainers.image.version=$VERSION"
+  umoci gc --layout "$layout"
+  tar -C "$layout" -cf "$OUT/$name-$VERSION.oci.tar" .
+  echo "$OUT/$name-$VERSION.oci.tar ($(du -h "$OUT/$name-$VERSION.oci.tar" | cut -f1))"
+}
+build_image tbmq-broker broker/target/quarkus-app 1883/tcp 8883/tcp 8083/tcp 8084/tcp 8080/tcp
+build_image tbmq-operator operator/target/quarkus-app 8080/tcp
