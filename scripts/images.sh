@@ -33,8 +33,13 @@ WORK=$(cd "$WORK" && pwd); OUT=$(cd "$OUT" && pwd)
 BASE=$WORK/base
 mkdir -p "$BASE"/{etc,tmp,opt,proc,sys,dev} "$WORK/debs"
 chmod 1777 "$BASE/tmp"
-(cd "$WORK/debs" && apt-get download libc6 libgcc-s1 >/dev/null 2>&1) \
-  || { echo "error: apt-get download libc6 libgcc-s1 failed (needs the Debian package mirror)" >&2; exit 1; }
+download() { (cd "$WORK/debs" && apt-get download libc6 libgcc-s1 >>/tmp/tbmq-apt.log 2>&1); }
+if ! download; then
+  # A fresh machine may have no package lists yet.
+  SUDO=(); [ "$(id -u)" -eq 0 ] || SUDO=(sudo)
+  "${SUDO[@]}" apt-get update >>/tmp/tbmq-apt.log 2>&1 || true
+  download || { echo "error: apt-get download libc6 libgcc-s1 failed (needs the Debian package mirror; see /tmp/tbmq-apt.log)" >&2; exit 1; }
+fi
 for deb in "$WORK"/debs/*.deb; do dpkg-deb -x "$deb" "$BASE"; done
 rm -rf "$BASE"/usr/share/{doc,lintian,locale,man} "$BASE"/usr/lib/x86_64-linux-gnu/gconv
 "$JAVA_HOME/bin/jlink" --add-modules java.base,java.desktop,java.instrument,java.logging,java.management,java.naming,\
