@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the local stack, the tests and the benchmarks run:
 # redis-server/redis-cli (Redis and Redis Cluster), mosquitto (the benchmark peer),
-# mosquitto_pub/sub (tests and the README's examples), openssl (TLS certificates).
+# mosquitto_pub/sub (tests and the README's examples), openssl (TLS certificates), curl and python3
+# (the e2e control-plane scripts).
 set -euo pipefail
 need=()
 command -v redis-server >/dev/null || need+=(redis-server)
@@ -10,6 +11,9 @@ command -v mosquitto >/dev/null || [ -x /usr/sbin/mosquitto ] || need+=(mosquitt
 command -v mosquitto_pub >/dev/null || need+=(mosquitto-clients)
 command -v openssl >/dev/null || need+=(openssl)
 command -v setpriv >/dev/null || need+=(util-linux)
+# The operator e2e's control-plane scripts wait on the API server with curl and read JSON with python3.
+command -v curl >/dev/null || need+=(curl)
+command -v python3 >/dev/null || need+=(python3)
 [ ${#need[@]} -eq 0 ] && exit 0
 
 echo "Installing missing packages: ${need[*]}"
