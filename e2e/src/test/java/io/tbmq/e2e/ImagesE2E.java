@@ -83,10 +83,12 @@ class ImagesE2E {
             env.put("TBMQ_SECURITY_ALLOW_ANONYMOUS", "true");
             env.put("TBMQ_LISTENERS_TCP_PORT", Integer.toString(mqtt));
             env.put("TBMQ_LISTENERS_WS_ENABLED", "false");
-            env.put("QUARKUS_HTTP_PORT", Integer.toString(Ports.free()));
+            int http = Ports.free();
+            env.put("QUARKUS_HTTP_PORT", Integer.toString(http));
             env.put("TBMQ_NODE_ID", "image-0");
             run(rootfs, env, work.resolve("broker.log"));
             awaitPort(mqtt, work.resolve("broker.log"));
+            awaitReady(http, work.resolve("broker.log"));
 
             Mqtt5BlockingClient sub = Mqtt5Client.builder().identifier("image-sub").serverHost("127.0.0.1").serverPort(mqtt)
                     .buildBlocking();
@@ -120,13 +122,7 @@ class ImagesE2E {
             int http = Ports.free();
             run(rootfs, Map.of("KUBECONFIG", "/tmp/kubeconfig", "QUARKUS_HTTP_PORT", Integer.toString(http)),
                     work.resolve("operator.log"));
-            Instant deadline = Instant.now().plusSeconds(90);
-            int code = 0;
-            while (Instant.now().isBefore(deadline) && code != 200) {
-                code = status("http://127.0.0.1:" + http + "/q/health/ready");
-                Thread.sleep(250);
-            }
-            assertThat(code).as(Files.readString(work.resolve("operator.log"))).isEqualTo(200);
+            awaitReady(http, work.resolve("operator.log"));
         }
     }
 
@@ -171,6 +167,17 @@ class ImagesE2E {
             }
         }
         throw new AssertionError("broker from the image not listening on " + port + ":\n" + Files.readString(log));
+    }
+
+    /** As Kubernetes would: traffic only once /q/health/ready says so. */
+    private static void awaitReady(int http, Path log) throws Exception {
+        Instant deadline = Instant.now().plusSeconds(90);
+        int code = 0;
+        while (Instant.now().isBefore(deadline) && code != 200) {
+            code = status("http://127.0.0.1:" + http + "/q/health/ready");
+            Thread.sleep(250);
+        }
+        assertThat(code).as(Files.readString(log)).isEqualTo(200);
     }
 
     private static int status(String url) {

@@ -68,7 +68,10 @@ public final class KafkaClients {
         p.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
+        // Earliest: a partition without a committed offset is one the group has never read (a new
+        // cluster, or partitions the operator just added), so everything in it is still to be routed.
+        // "latest" would skip what was PUBACKed before the first assignment.
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(config.consumerMaxPollRecords()));
         p.put(ConsumerConfig.FETCH_MIN_BYTES_CONFIG, Integer.toString(config.consumerFetchMinBytes()));
         p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, Long.toString(config.consumerFetchMaxWait().toMillis()));

@@ -23,6 +23,10 @@ class KafkaClientsTest {
                 (proxy, method, args) -> switch (method.getName()) {
                     case "bootstrapServers" -> "kafka:9092";
                     case "propertiesFile" -> file;
+                    case "consumerMaxPollRecords" -> 500;
+                    case "consumerFetchMinBytes" -> 1;
+                    case "consumerFetchMaxWait", "consumerCommitInterval" -> java.time.Duration.ofMillis(100);
+                    case "consumerSessionTimeout" -> java.time.Duration.ofSeconds(10);
                     case "properties" -> inline;
                     default -> throw new UnsupportedOperationException(method.getName());
                 });
@@ -36,6 +40,14 @@ class KafkaClientsTest {
                 .common("test");
         assertThat(p).containsEntry("security.protocol", "SASL_SSL").containsEntry("sasl.mechanism", "PLAIN")
                 .containsEntry("bootstrap.servers", "kafka:9092");
+    }
+
+    @Test
+    void routingConsumersReadAPartitionWithoutCommittedOffsetFromItsStart() {
+        // A new cluster's first messages, and those on partitions the operator just added, were
+        // published before the group ever read them: starting at the end would drop them.
+        Properties p = new KafkaClients(config(Optional.empty(), Map.of()), "node-0").consumer("tbmq-msg-all-router", "router-0");
+        assertThat(p).containsEntry("auto.offset.reset", "earliest").containsEntry("group.instance.id", "tbmq-node-0-router-0");
     }
 
     @Test
