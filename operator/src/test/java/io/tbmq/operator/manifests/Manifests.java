@@ -68,7 +68,8 @@ final class Manifests {
     static Map<String, String> assemble(Path operatorTarget, Path repo) throws IOException {
         Map<String, String> out = new TreeMap<>();
         Path crd = operatorTarget.resolve("kubernetes/tbmqclusters.tbmq.io-v1.yml");
-        out.put("crds/tbmqclusters.tbmq.io-v1.yml", Files.readString(crd));
+        String crdText = orderPrinterColumns(Files.readString(crd));
+        out.put("crds/tbmqclusters.tbmq.io-v1.yml", crdText);
         out.put("config/install/operator.yaml", install(operatorTarget.resolve("kubernetes/kubernetes.yml")));
 
         Path bundle = operatorTarget.resolve("bundle/tbmq-operator");
@@ -76,6 +77,9 @@ final class Manifests {
             for (Path f : files.filter(Files::isRegularFile).sorted().toList()) {
                 String rel = "bundle/" + bundle.relativize(f).toString().replace('\\', '/');
                 String text = Files.readString(f);
+                if (rel.endsWith(".crd.yml")) {
+                    text = orderPrinterColumns(text);
+                }
                 if (rel.endsWith(".clusterserviceversion.yaml")) {
                     text = csv(text, YAML.readTree(Files.readString(crd)), samples(repo));
                 }
@@ -83,6 +87,25 @@ final class Manifests {
             }
         }
         return out;
+    }
+
+    /** kubectl get tbmq's columns, in the order a reader wants them (the generator sorts them by JSON path). */
+    static final List<String> PRINTER_COLUMNS = List.of("Target", "Brokers", "Redis", "Kafka", "Ready", "Age");
+
+    static String orderPrinterColumns(String crdYaml) throws IOException {
+        ObjectNode crd = (ObjectNode) YAML.readTree(crdYaml);
+        for (JsonNode version : crd.at("/spec/versions")) {
+            ArrayNode columns = (ArrayNode) version.get("additionalPrinterColumns");
+            List<JsonNode> sorted = new ArrayList<>();
+            columns.forEach(sorted::add);
+            sorted.sort(java.util.Comparator.comparingInt(c -> {
+                int i = PRINTER_COLUMNS.indexOf(c.path("name").asText());
+                return i < 0 ? PRINTER_COLUMNS.size() : i;
+            }));
+            columns.removeAll();
+            sorted.forEach(columns::add);
+        }
+        return YAML.writeValueAsString(crd);
     }
 
     static List<JsonNode> samples(Path repo) throws IOException {
