@@ -38,13 +38,8 @@ public final class BrokerProvisioner {
         Service service = applier.apply(BrokerModel.clientService(owner, names));
         applier.apply(BrokerModel.disruptionBudget(owner, names));
         StatefulSet desired = BrokerModel.statefulSet(owner, names, plan, config);
-        StatefulSet before = applier.current(desired);
         StatefulSet after = applier.apply(desired);
         int replicas = plan.brokers().value();
-        if (before != null && !Objects.equals(before.getSpec().getReplicas(), replicas)) {
-            events.normal(owner, "ScalingBrokers", "brokers " + before.getSpec().getReplicas() + " -> " + replicas
-                    + " (" + plan.brokers().rule() + ")");
-        }
         if (oldConfig != null && oldConfig.getData() != null && !oldConfig.getData().equals(config.getData())) {
             events.normal(owner, "RollingBrokers", "broker settings changed (" + changed(oldConfig.getData(), config.getData())
                     + "); rolling the brokers one at a time");

@@ -138,6 +138,9 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster> {
             return UpdateControl.patchStatus(resource);
         }
         Plan plan = SizingModel.plan(resource.getSpec());
+        // The status is written only when a reconcile completes, so a scale step interrupted by an
+        // operator restart is still announced by the next reconcile.
+        int announcedBrokers = status.getDesiredBrokers();
         status.setPlan(PlanStatuses.of(plan));
         status.setDesiredBrokers(plan.brokers().value());
 
@@ -165,6 +168,10 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster> {
         ComponentStatus kafkaStatus = kafka.reconcile(resource, plan, names, partitions);
         ComponentStatus redisStatus = new RedisProvisioner(applier, events, redisEndpoints).reconcile(resource, plan, names);
         BrokerProvisioner.Result brokers = new BrokerProvisioner(applier, events).reconcile(resource, plan, names, partitions);
+        if (announcedBrokers > 0 && announcedBrokers != plan.brokers().value()) {
+            events.normal(resource, "ScalingBrokers", "brokers " + announcedBrokers + " -> " + plan.brokers().value() + " ("
+                    + plan.brokers().rule() + ")");
+        }
 
         for (ComponentStatus c : List.of(kafkaStatus, redisStatus, brokers.status())) {
             Conditions.set(status.getConditions(), c.condition(), c.ready(), c.reason(), c.message(), generation, now);
