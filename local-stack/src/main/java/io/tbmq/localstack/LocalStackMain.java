@@ -40,10 +40,8 @@ public final class LocalStackMain {
         Map<String, String> opts = parse(args, settings);
         Path dir = Path.of(opts.getOrDefault("dir", ".run")).toAbsolutePath();
         int nodes = Integer.parseInt(opts.getOrDefault("nodes", "1"));
-        if (nodes != 1) {
-            // Nodes routing to each other through Kafka downlink topics is the cluster work; until then
-            // several nodes would each deliver only to their own clients, which would look like loss.
-            System.err.println("NODES=" + nodes + ": multi-node clusters are not available yet; run with NODES=1.");
+        if (nodes < 1 || nodes > 9) {
+            System.err.println("NODES=" + nodes + ": between 1 and 9 broker nodes fit the port plan of make run.");
             System.exit(2);
         }
         boolean cluster = opts.containsKey("redis-cluster") || nodes > 1;
@@ -147,10 +145,24 @@ public final class LocalStackMain {
                 System.err.println("parent process ended; stopping the stack.");
                 System.exit(0);
             }
-            for (BrokerNode n : stack.brokers()) {
-                if (!n.process().isAlive()) {
+            List<BrokerNode> brokers = stack.brokers();
+            for (BrokerNode n : brokers) {
+                if (n.process().isAlive()) {
+                    continue;
+                }
+                if (brokers.size() == 1) {
                     System.err.println("broker " + n.nodeId() + " exited (code " + n.process().exitCode() + "), see "
                             + n.process().log() + "; stopping the stack.");
+                    System.exit(1);
+                }
+                // In a cluster the others carry on, and a node that died (kill -9 to try failover) comes back.
+                System.err.println("broker " + n.nodeId() + " exited (code " + n.process().exitCode() + "); the other nodes "
+                        + "take over its clients. Restarting it ...");
+                try {
+                    n.restart(Duration.ofMinutes(2));
+                    System.err.println("broker " + n.nodeId() + " is back.");
+                } catch (RuntimeException e) {
+                    System.err.println("broker " + n.nodeId() + " did not come back (" + e.getMessage() + "); stopping the stack.");
                     System.exit(1);
                 }
             }

@@ -1,10 +1,12 @@
 package io.tbmq.broker.app;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -23,7 +25,9 @@ import io.tbmq.broker.kafka.ApplicationTopics;
 import io.tbmq.broker.kafka.KafkaBackbone;
 import io.tbmq.broker.kafka.KafkaClients;
 import io.tbmq.broker.kafka.KafkaMessageLog;
-import io.tbmq.broker.kafka.KafkaPersistentDestinations;
+import io.tbmq.broker.kafka.CompactedTail;
+import io.tbmq.broker.kafka.KafkaDestinations;
+import io.tbmq.broker.kafka.RetainedLog;
 import io.tbmq.broker.kafka.KafkaSender;
 import io.tbmq.broker.kafka.KafkaTopics;
 import io.tbmq.broker.kafka.LogConsumer;
@@ -37,13 +41,19 @@ import io.tbmq.broker.persistence.SessionStores;
 import io.tbmq.broker.persistence.redis.DeviceMessageStore;
 import io.tbmq.broker.persistence.redis.RedisConnector;
 import io.tbmq.broker.persistence.redis.RedisKeys;
-import io.tbmq.broker.session.SessionState;
+import io.tbmq.broker.retain.RetainedFeed;
+import io.tbmq.broker.will.WillCodec;
+import io.tbmq.broker.cluster.ClusterDirectory;
+import io.tbmq.broker.cluster.DownlinkHandler;
+import io.tbmq.broker.cluster.NodeLiveness;
+import io.tbmq.broker.cluster.OrphanAdoption;
+import io.tbmq.broker.cluster.SessionFeed;
 import io.tbmq.broker.transport.MqttServer;
 
 /**
- * The running broker node. Start: topics provisioned, persistent sessions read back from
- * tbmq.client.session, consumers started, and only then the MQTT listeners bound (a client must
- * find its session). Stop, in the order that loses nothing: stop accepting, let Kafka acknowledge
+ * The running broker node. Start: topics provisioned, the cluster's state read back (sessions of
+ * every node from tbmq.client.session, retained messages, node heartbeats), consumers started, and
+ * only then the MQTT listeners bound (a client must find its session). Stop, in the order that loses nothing: stop accepting, let Kafka acknowledge
  * what is in flight (those PUBACKs still go out), DISCONNECT 0x8B to clients, commit, close.
  */
 @ApplicationScoped
@@ -65,14 +75,23 @@ public class BrokerApplication {
     private volatile boolean started;
     private volatile boolean draining;
     private volatile String startupStep = "starting";
+    private final List<CompactedTail> tails = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private volatile java.util.concurrent.ScheduledFuture<?> heartbeat;
+    private KafkaTopics topics;
 
     void onStart(@Observes StartupEvent event) {
         if (config.persistence().deviceMessagesLimit() > 0xFFFF) {
             throw new IllegalArgumentException("tbmq.persistence.device-messages-limit can't be greater than 65535 (got "
                     + config.persistence().deviceMessagesLimit() + ")");
         }
+        String node = config.nodeId();
+        if (!node.matches("[A-Za-z0-9._-]{1,200}")) {
+            throw new IllegalArgumentException("tbmq.node-id must be letters, digits, '.', '_' or '-' (it names Kafka topics), got '"
+                    + node + "'");
+        }
         KafkaTopics topics = new KafkaTopics(config.kafka().topicPrefix().orElse(""));
-        KafkaClients clients = new KafkaClients(config.kafka(), config.nodeId());
+        this.topics = topics;
+        KafkaClients clients = new KafkaClients(config.kafka(), node);
         BrokerMetrics metrics = new BrokerMetrics(registry);
         sender = new KafkaSender(clients);
         kafka = new KafkaBackbone(config.kafka(), clients);
@@ -86,12 +105,25 @@ public class BrokerApplication {
         SessionStores stores = new SessionStores(devices, applications,
                 () -> config.persistence().refusePublishesWhileStoreDown() && !redis.reachable());
         core = new BrokerCore(config.mqtt(), config.security(), metrics, stores, route -> messageLog);
-        core.router().destinations(new KafkaPersistentDestinations(sender, topics, appTopics));
-        SessionStateLog stateLog = new SessionStateLog(sender, clients, topics);
-        core.sessions().journal(stateLog);
+        KafkaDestinations destinations = new KafkaDestinations(sender, topics, appTopics);
+        core.router().destinations(destinations);
+        ClusterDirectory directory = new ClusterDirectory(core.trie());
+        core.remoteSessions(directory);
+        core.sessions().journal(new SessionStateLog(sender, topics, node));
+        core.publisher().replication(new RetainedLog(sender, topics));
+        SessionFeed.LostConnections lost = state -> core.wills().connectionLost(WillCodec.decode(state.will()),
+                state.expiryIntervalSeconds());
         PersistedPipeline pipeline = new PersistedPipeline(devices, core.sessions(), metrics,
-                config.persistence().deviceMessageTtl().toSeconds());
+                config.persistence().deviceMessageTtl().toSeconds(), directory, destinations);
+        DownlinkHandler downlinks = new DownlinkHandler(core.sessions(), directory, destinations, metrics);
+        NodeLiveness liveness = new NodeLiveness(node, config.cluster().nodeTimeout());
+        OrphanAdoption orphans = new OrphanAdoption(node, liveness, directory, core.sessions(), lost);
+        metrics.gauge("tbmq.cluster.remote.sessions", "sessions other nodes hold", directory::size);
+        metrics.gauge("tbmq.cluster.nodes.alive", "broker nodes with a recent heartbeat", () -> liveness.aliveNodes().size());
         server = new MqttServer(config.listeners(), core.services());
+        Map<String, String> compacted = Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
+        int downlinkPartitions = config.cluster().downlinkPartitions();
+        java.util.Set<String> warmed = new java.util.HashSet<>();
 
         Thread startup = new Thread(() -> {
             try {
@@ -99,25 +131,51 @@ public class BrokerApplication {
                 kafka.provision(List.of(
                         new KafkaBackbone.TopicSpec(topics.msgAll(), config.kafka().msgAllPartitions(), Map.of()),
                         new KafkaBackbone.TopicSpec(topics.msgPersisted(), config.persistence().persistedPartitions(), Map.of()),
-                        new KafkaBackbone.TopicSpec(topics.clientSessions(), 1,
-                                Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT))));
-                startupStep = "restoring persistent sessions";
-                long now = System.currentTimeMillis();
-                List<SessionState> states = stateLog.readAll(Duration.ofMinutes(5));
-                states.forEach(s -> core.sessions().restore(s, now));
-                LOG.infof("restored %d persistent sessions", states.size());
+                        new KafkaBackbone.TopicSpec(topics.clientSessions(), 1, compacted),
+                        new KafkaBackbone.TopicSpec(topics.retained(), 1, compacted),
+                        new KafkaBackbone.TopicSpec(topics.clusterNodes(), 1, compacted),
+                        new KafkaBackbone.TopicSpec(topics.downlinkBasic(node), downlinkPartitions, Map.of()),
+                        new KafkaBackbone.TopicSpec(topics.downlinkPersisted(node), downlinkPartitions, Map.of())));
+                sender.warm(topics.msgAll(), topics.msgPersisted(), topics.clientSessions(), topics.retained(), topics.clusterNodes());
+                startupStep = "reading sessions, retained messages and nodes";
+                tails.add(new CompactedTail(clients, "nodes", topics.clusterNodes(), liveness).start());
+                tails.add(new CompactedTail(clients, "retained", topics.retained(), new RetainedFeed(core.retained())).start());
+                tails.add(new CompactedTail(clients, "sessions", topics.clientSessions(),
+                        new SessionFeed(node, core.sessions(), directory, lost)).start());
+                for (CompactedTail tail : tails) {
+                    tail.awaitCaughtUp(Duration.ofMinutes(5));
+                }
                 startupStep = "starting consumers";
+                heartbeat = core.timers().scheduleAtFixedRate(() -> {
+                    sender.send(topics.clusterNodes(), node.getBytes(StandardCharsets.UTF_8),
+                            Long.toString(System.currentTimeMillis()).getBytes(StandardCharsets.UTF_8));
+                    try {
+                        // A first send to a topic waits for its metadata: fetch it here, not on a Redis or Kafka I/O thread.
+                        for (String other : liveness.aliveNodes()) {
+                            if (warmed.add(other)) {
+                                sender.warm(topics.downlinkBasic(other), topics.downlinkPersisted(other));
+                            }
+                        }
+                        orphans.adoptOrphans();
+                    } catch (RuntimeException e) {
+                        LOG.warnf(e, "adopting the sessions of dead nodes failed; retrying at the next heartbeat");
+                    }
+                }, 0, config.cluster().heartbeatInterval().toMillis(), TimeUnit.MILLISECONDS);
                 kafka.consume("msg-all", clients, topics.msgAllGroup(), topics.msgAll(), config.kafka().msgAllConsumers(),
                         this::route, Duration.ofSeconds(30));
                 kafka.consume("persisted", clients, topics.msgPersistedGroup(), topics.msgPersisted(),
                         config.persistence().persistedConsumers(), pipeline, Duration.ofSeconds(30));
+                kafka.consume("downlink-basic", clients, topics.downlinkGroup(node) + "-basic", topics.downlinkBasic(node),
+                        config.cluster().downlinkConsumers(), downlinks, Duration.ofSeconds(30));
+                kafka.consume("downlink-persisted", clients, topics.downlinkGroup(node) + "-persisted",
+                        topics.downlinkPersisted(node), config.cluster().downlinkConsumers(), downlinks, Duration.ofSeconds(30));
                 startupStep = "binding listeners";
                 server.start();
                 started = true;
-                LOG.infof("node %s started; Kafka %s, Redis %s %s", config.nodeId(), config.kafka().bootstrapServers(),
-                        config.redis().mode(), config.redis().nodes());
+                LOG.infof("node %s started; Kafka %s, Redis %s %s; %d other nodes alive", node, config.kafka().bootstrapServers(),
+                        config.redis().mode(), config.redis().nodes(), liveness.aliveNodes().size() - 1);
             } catch (RuntimeException e) {
-                LOG.errorf(e, "node %s failed to start while %s", config.nodeId(), startupStep);
+                LOG.errorf(e, "node %s failed to start while %s", node, startupStep);
                 Quarkus.asyncExit(1);
             }
         }, "tbmq-startup");
@@ -159,10 +217,17 @@ public class BrokerApplication {
             sender.flush();
         }
         if (server != null && started) {
-            server.disconnectAll(0x8B, "server shutting down");
+            server.disconnectAll(config.shutdown().serverReference().orElse(null));
             server.awaitClosed(grace);
             server.stop();
         }
+        if (heartbeat != null) {
+            heartbeat.cancel(false);
+            // Left: the other nodes adopt this node's sessions now rather than after the node timeout.
+            sender.send(topics.clusterNodes(), config.nodeId().getBytes(StandardCharsets.UTF_8), null);
+            sender.flush();
+        }
+        tails.forEach(CompactedTail::close);
         if (kafka != null) {
             kafka.close();
         }

@@ -27,6 +27,7 @@ import io.tbmq.broker.retain.RetainedStore;
 import io.tbmq.broker.routing.MessageLog;
 import io.tbmq.broker.routing.Publisher;
 import io.tbmq.broker.routing.Router;
+import io.tbmq.broker.session.RemoteSessions;
 import io.tbmq.broker.session.SessionRegistry;
 import io.tbmq.broker.subscription.SubscriptionTrie;
 import io.tbmq.broker.will.WillService;
@@ -48,6 +49,8 @@ public final class BrokerCore implements AutoCloseable {
     private volatile Router router;
     private final BrokerServices services;
     private final MessageLog log;
+    private final Publisher publisher;
+    private final WillService wills;
 
     /** {@code logFactory} receives the routing entry point, so an in-process log can route what it appends. */
     public BrokerCore(MqttConfig mqtt, SecurityConfig security, BrokerMetrics metrics, SessionStores stores,
@@ -61,13 +64,23 @@ public final class BrokerCore implements AutoCloseable {
         this.retained = new RetainedStore(mqtt.maxRetainedMessages());
         // An in-process log routes what it appends; the router exists by the time anything is appended.
         this.log = logFactory.apply(message -> router.route(message));
-        Publisher publisher = new Publisher(log, retained, metrics);
-        WillService wills = new WillService(publisher, timers);
+        this.publisher = new Publisher(log, retained, metrics);
+        this.wills = new WillService(publisher, timers);
         Session.StoreHooks hooks = stores.devices() == null && stores.applications() == null ? null
                 : new StoreHooks(stores.devices(), stores.applications());
         this.sessions = new SessionRegistry(trie, timers, mqtt.maxQueuedMessages(), mqtt.queueQos0WhenOffline(),
                 (clientId, reason) -> metrics.dropped(reason),
-                session -> CompletableFuture.allOf(wills.sessionEnded(session), stores.ended(session)), hooks);
+                new SessionRegistry.SessionListener() {
+                    @Override
+                    public CompletableFuture<Void> sessionEnded(Session session) {
+                        return CompletableFuture.allOf(wills.sessionEnded(session), stores.ended(session));
+                    }
+
+                    @Override
+                    public void sessionMoved(String clientId) {
+                        wills.cancel(clientId);
+                    }
+                }, hooks);
         this.router = new Router(trie, sessions, metrics);
         Authenticator authenticator = new Authenticator(credentials(security), security.allowAnonymous(),
                 security.passwordCacheSize(), authExecutor != null ? authExecutor : Runnable::run);
@@ -88,6 +101,32 @@ public final class BrokerCore implements AutoCloseable {
             LOG.warn("no users configured and anonymous access is off: only X.509 clients listed in the credentials can connect");
         }
         return store;
+    }
+
+    /** Joins a cluster: sessions held by other nodes become routable, and resumable here. */
+    public void remoteSessions(RemoteSessions remote) {
+        sessions.remoteSessions(remote);
+        router.remoteSessions(remote);
+    }
+
+    public SubscriptionTrie trie() {
+        return trie;
+    }
+
+    public RetainedStore retained() {
+        return retained;
+    }
+
+    public Publisher publisher() {
+        return publisher;
+    }
+
+    public WillService wills() {
+        return wills;
+    }
+
+    public ScheduledExecutorService timers() {
+        return timers;
     }
 
     public BrokerServices services() {

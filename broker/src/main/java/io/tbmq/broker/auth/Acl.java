@@ -102,6 +102,16 @@ public final class Acl {
         return denySubscribeLevels.length == 0 || !anyMatches(denySubscribeLevels, SubscriptionTrie.splitTopic(topic));
     }
 
+    /** The client's deny-subscribe patterns (placeholders replaced): what it may never receive. */
+    public List<String> denySubscribe() {
+        return denySubscribe;
+    }
+
+    /** Delivery rules of a client known from its session record on another node. */
+    public static Acl receiveDenied(List<String> denySubscribe) {
+        return new Acl(List.of("#"), List.of("#"), List.of(), List.copyOf(denySubscribe));
+    }
+
     public boolean restrictsDelivery() {
         return !denySubscribe.isEmpty();
     }

@@ -28,4 +28,6 @@ public interface BrokerConfig {
     PersistenceConfig persistence();
 
     ShutdownConfig shutdown();
+
+    ClusterConfig cluster();
 }

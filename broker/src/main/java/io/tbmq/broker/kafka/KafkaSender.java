@@ -31,6 +31,17 @@ public final class KafkaSender implements AutoCloseable {
         return done;
     }
 
+    /** Fetches the metadata of topics this node writes, so no later send waits for it. */
+    public void warm(String... topics) {
+        for (String topic : topics) {
+            try {
+                producer.partitionsFor(topic);
+            } catch (RuntimeException e) {
+                // Only a head start: a send finds the metadata itself.
+            }
+        }
+    }
+
     public void flush() {
         producer.flush();
     }

@@ -27,6 +27,30 @@ public final class KafkaTopics {
         return prefix + "tbmq.client.session";
     }
 
+    /** Retained messages: MQTT topic -> message (compacted; an empty value clears the topic). */
+    public String retained() {
+        return prefix + "tbmq.retained.msg";
+    }
+
+    /** Node heartbeats: node id -> last beat (compacted; an empty value = the node left). */
+    public String clusterNodes() {
+        return prefix + "tbmq.cluster.nodes";
+    }
+
+    /** Copies for clients of {@code node} that are not stored on the way (in-memory sessions, QoS 0). */
+    public String downlinkBasic(String node) {
+        return prefix + "tbmq.msg.downlink.basic." + node;
+    }
+
+    /** DEVICE messages for clients connected to {@code node}, after Redis assigned their packet ids. */
+    public String downlinkPersisted(String node) {
+        return prefix + "tbmq.msg.downlink.persisted." + node;
+    }
+
+    public String downlinkGroup(String node) {
+        return prefix + "tbmq-downlink-" + node;
+    }
+
     /** The consumer group that routes {@link #msgAll()}: one across the cluster. */
     public String msgAllGroup() {
         return prefix + "tbmq-msg-all-router";

@@ -11,18 +11,23 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.jboss.logging.Logger;
 
+import io.tbmq.broker.cluster.DownlinkRecord;
+import io.tbmq.broker.cluster.Downlinks;
 import io.tbmq.broker.kafka.LogConsumer;
 import io.tbmq.broker.metrics.BrokerMetrics;
 import io.tbmq.broker.persistence.redis.DeviceMessageStore;
+import io.tbmq.broker.session.RemoteSessions;
 import io.tbmq.broker.session.Session;
 import io.tbmq.broker.session.SessionRegistry;
+import io.tbmq.broker.session.SessionState;
 import io.tbmq.broker.util.RateLimitedLog;
 
 /**
  * tbmq.msg.persisted into Redis, then to the client: each polled batch is grouped per client (or
  * per slot group) so one script call stores all of a client's messages; the batch's offsets are
  * committed only after Redis acknowledged every write (the seeds' durability argument), and only
- * then are the messages handed to connected sessions, with the packet ids Redis assigned.
+ * then are the messages handed to connected sessions, with the packet ids Redis assigned: here, or
+ * through the downlink topic of the node the client is connected to.
  */
 public final class PersistedPipeline implements LogConsumer.BatchHandler {
     private static final Logger LOG = Logger.getLogger(PersistedPipeline.class);
@@ -33,19 +38,31 @@ public final class PersistedPipeline implements LogConsumer.BatchHandler {
     private final SessionRegistry sessions;
     private final BrokerMetrics metrics;
     private final long defaultTtlSeconds;
+    private final RemoteSessions remote;
+    private final Downlinks downlinks;
 
-    public PersistedPipeline(DeviceMessageStore store, SessionRegistry sessions, BrokerMetrics metrics, long defaultTtlSeconds) {
+    /** A client this batch stores messages for: held here ({@code session}) or by another node ({@code elsewhere}). */
+    private record Target(Session session, SessionState elsewhere) {
+        boolean connected() {
+            return session != null ? session.isConnected() : elsewhere.connected();
+        }
+    }
+
+    public PersistedPipeline(DeviceMessageStore store, SessionRegistry sessions, BrokerMetrics metrics, long defaultTtlSeconds,
+            RemoteSessions remote, Downlinks downlinks) {
         this.store = store;
         this.sessions = sessions;
         this.metrics = metrics;
         this.defaultTtlSeconds = defaultTtlSeconds;
+        this.remote = remote;
+        this.downlinks = downlinks;
     }
 
     @Override
     public CompletableFuture<Void> handle(ConsumerRecords<byte[], byte[]> records) {
         long now = System.currentTimeMillis();
         Map<String, List<DeviceMessageStore.Incoming>> byClient = new LinkedHashMap<>();
-        Map<String, Session> targets = new LinkedHashMap<>();
+        Map<String, Target> targets = new LinkedHashMap<>();
         for (ConsumerRecord<byte[], byte[]> record : records) {
             String clientId = new String(record.key(), StandardCharsets.UTF_8);
             PersistedRecord r;
@@ -55,8 +72,14 @@ public final class PersistedPipeline implements LogConsumer.BatchHandler {
                 BAD.info("skipping undecodable record %s-%d@%d", record.topic(), record.partition(), record.offset());
                 continue;
             }
-            Session session = sessions.get(clientId);
-            if (session == null || session.epoch() != r.epoch()) {
+            Target target = targets.get(clientId);
+            if (target == null) {
+                Session session = sessions.get(clientId);
+                target = session != null ? new Target(session, null) : remote.find(clientId) != null
+                        ? new Target(null, remote.find(clientId)) : null;
+            }
+            long epoch = target == null ? 0 : target.session() != null ? target.session().epoch() : target.elsewhere().epoch();
+            if (target == null || epoch != r.epoch()) {
                 // Routed for a session that has ended or was replaced by a clean start.
                 metrics.dropped("session-gone");
                 continue;
@@ -68,32 +91,45 @@ public final class PersistedPipeline implements LogConsumer.BatchHandler {
             long ttl = r.expiresAtMillis() == 0 ? defaultTtlSeconds : Math.max(1, (r.expiresAtMillis() - now + 999) / 1000);
             byClient.computeIfAbsent(clientId, c -> new ArrayList<>())
                     .add(new DeviceMessageStore.Incoming(r.sourcePartition(), r.sourceOffset(), ttl, r.stored()));
-            targets.put(clientId, session);
+            targets.put(clientId, target);
         }
         if (byClient.isEmpty()) {
             return DONE;
         }
-        return store.add(byClient, sessions::isConnected).thenAccept(assigned -> deliver(byClient, targets, assigned));
+        return store.add(byClient, c -> targets.get(c).connected()).thenCompose(assigned -> deliver(byClient, targets, assigned));
     }
 
-    private void deliver(Map<String, List<DeviceMessageStore.Incoming>> byClient, Map<String, Session> targets,
+    private CompletableFuture<Void> deliver(Map<String, List<DeviceMessageStore.Incoming>> byClient, Map<String, Target> targets,
             Map<String, List<DeviceMessageStore.Assigned>> assigned) {
+        List<CompletableFuture<Void>> forwarded = null;
         for (Map.Entry<String, List<DeviceMessageStore.Incoming>> e : byClient.entrySet()) {
-            Session session = targets.get(e.getKey());
+            Target target = targets.get(e.getKey());
             if (LOG.isDebugEnabled()) {
-                LOG.debugf("stored %d for %s (connected %s): %s", e.getValue().size(), e.getKey(), session.isConnected(),
+                LOG.debugf("stored %d for %s (connected %s): %s", e.getValue().size(), e.getKey(), target.connected(),
                         assigned.get(e.getKey()));
             }
-            if (!session.isConnected()) {
+            if (!target.connected()) {
                 continue;
             }
             List<DeviceMessageStore.Assigned> ids = assigned.get(e.getKey());
             for (int i = 0; i < e.getValue().size(); i++) {
                 DeviceMessageStore.Assigned a = ids.get(i);
-                if (a.packetId() != 0) {
-                    session.offer(StoredMessage.decode(e.getValue().get(i).value(), a.packetId(), a.score(), false));
+                if (a.packetId() == 0) {
+                    continue;
+                }
+                byte[] value = e.getValue().get(i).value();
+                if (target.session() != null) {
+                    target.session().offer(StoredMessage.decode(value, a.packetId(), a.score(), false));
+                } else {
+                    SessionState s = target.elsewhere();
+                    if (forwarded == null) {
+                        forwarded = new ArrayList<>();
+                    }
+                    forwarded.add(downlinks.send(s.node(), s.clientId(),
+                            new DownlinkRecord(s.epoch(), 0, a.packetId(), a.score(), value)));
                 }
             }
         }
+        return forwarded == null ? DONE : CompletableFuture.allOf(forwarded.toArray(CompletableFuture[]::new));
     }
 }

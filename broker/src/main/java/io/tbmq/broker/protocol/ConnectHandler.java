@@ -154,6 +154,8 @@ final class ConnectHandler {
         Session session = opened.session();
         c.session(session);
         session.deliveryAcl(outcome.identity().acl());
+        // Recorded with the session so another node can publish it if this one dies.
+        session.will(will == null ? null : io.tbmq.broker.will.WillCodec.encode(will));
         session.persistence(broker.stores().kindFor(outcome.identity().type(), grantedExpiry));
         MqttProperties props = c.isV5() ? connAckProperties(broker.mqtt(), clientId, assigned, requestedExpiry, grantedExpiry,
                 serverKeepAlive, responseInformation) : MqttProperties.NO_PROPERTIES;

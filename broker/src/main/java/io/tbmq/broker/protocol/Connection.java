@@ -292,9 +292,14 @@ public final class Connection implements DeliverySink {
     }
 
     /** Graceful shutdown: DISCONNECT 0x8B (v5) so the client reconnects elsewhere; the Will is published as for any loss. */
-    public void serverShutdown(int reasonCode, String reason) {
-        if (state == State.CONNECTED) {
-            disconnect(reasonCode, reason);
+    public void serverShutdown(String serverReference) {
+        if (state == State.CONNECTED && serverReference != null && isV5()) {
+            state = State.CLOSING;
+            MqttProperties props = Packets.reasonString("server shutting down; reconnect to " + serverReference);
+            props.add(new MqttProperties.StringProperty(MqttProperties.MqttPropertyType.SERVER_REFERENCE.value(), serverReference));
+            channel.writeAndFlush(Packets.disconnect(0x9C, props)).addListener(f -> closeAfterSend());
+        } else if (state == State.CONNECTED) {
+            disconnect(0x8B, "server shutting down");
         } else {
             close();
         }

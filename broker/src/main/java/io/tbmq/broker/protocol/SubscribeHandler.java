@@ -75,9 +75,8 @@ final class SubscribeHandler {
                 }
             }
         }
-        if (session.expiryIntervalSeconds() > 0) {
-            c.broker().sessions().journal().saved(session, 0);
-        }
+        // Every node mirrors the subscription from this record (tbmq.client.session).
+        c.broker().sessions().journal().saved(session, 0);
         c.writeAndFlush(Packets.subAck(packetId, codes, MqttProperties.NO_PROPERTIES));
         for (OutboundMessage m : retained) {
             session.offer(m);

@@ -34,9 +34,8 @@ final class UnsubscribeHandler {
             removed |= c.broker().trie().unsubscribe(c.clientId(), filter);
             codes.add(removed ? SUCCESS : NO_SUBSCRIPTION_EXISTED);
         }
-        if (session.expiryIntervalSeconds() > 0) {
-            c.broker().sessions().journal().saved(session, 0);
-        }
+        // Every node mirrors the subscription from this record (tbmq.client.session).
+        c.broker().sessions().journal().saved(session, 0);
         c.writeAndFlush(Packets.unsubAck(packetId, codes, MqttProperties.NO_PROPERTIES, c.isV5()));
     }
 }

@@ -48,6 +48,15 @@ public final class RetainedStore {
         return true;
     }
 
+    /** Clears the retained message of {@code topic}, if any. */
+    public synchronized void clear(String topic) {
+        Node node = find(SubscriptionTrie.splitTopic(topic));
+        if (node != null && node.message != null) {
+            node.message = null;
+            size.decrementAndGet();
+        }
+    }
+
     private Node find(String[] levels) {
         Node node = root;
         for (String level : levels) {

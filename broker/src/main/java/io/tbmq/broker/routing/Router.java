@@ -9,15 +9,19 @@ import io.tbmq.broker.auth.Acl;
 import io.tbmq.broker.message.PublishMessage;
 import io.tbmq.broker.metrics.BrokerMetrics;
 import io.tbmq.broker.session.OutboundMessage;
+import io.tbmq.broker.session.RemoteSessions;
 import io.tbmq.broker.session.Session;
 import io.tbmq.broker.session.SessionRegistry;
+import io.tbmq.broker.session.SessionState;
 import io.tbmq.broker.subscription.Subscriber;
 import io.tbmq.broker.subscription.SubscriptionTrie;
 
 /**
- * The consuming side of the message log: matches each message against the subscription trie and
- * gives one copy to each subscriber: straight to the session for in-memory sessions (and QoS 0),
- * through Kafka for persistent DEVICE and APPLICATION sessions.
+ * The consuming side of the message log: matches each message against the subscription trie
+ * (every client of the cluster is in it) and gives one copy to each subscriber: straight to the
+ * session for in-memory sessions on this node (and QoS 0), through Kafka for persistent DEVICE
+ * and APPLICATION sessions, and through the holding node's downlink topic for clients connected
+ * elsewhere.
  */
 public final class Router {
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
@@ -26,17 +30,22 @@ public final class Router {
     private final SessionRegistry sessions;
     private final BrokerMetrics metrics;
     private final Predicate<String> connected;
-    private volatile PersistentDestinations destinations = PersistentDestinations.NONE;
+    private volatile Destinations destinations = Destinations.NONE;
+    private volatile RemoteSessions remote = RemoteSessions.NONE;
 
     public Router(SubscriptionTrie trie, SessionRegistry sessions, BrokerMetrics metrics) {
         this.trie = trie;
         this.sessions = sessions;
         this.metrics = metrics;
-        this.connected = sessions::isConnected;
+        this.connected = id -> sessions.isConnected(id) || remote.isConnected(id);
     }
 
-    public void destinations(PersistentDestinations d) {
+    public void destinations(Destinations d) {
         this.destinations = d;
+    }
+
+    public void remoteSessions(RemoteSessions r) {
+        this.remote = r;
     }
 
     public void route(PublishMessage message) {
@@ -45,36 +54,28 @@ public final class Router {
 
     /**
      * Routes one message read at {@code sourcePartition}/{@code sourceOffset} of the log. The
-     * future completes when every persistent copy is in Kafka.
+     * future completes when every copy that leaves this node's memory is in Kafka.
      */
     public CompletableFuture<Void> route(PublishMessage message, int sourcePartition, long sourceOffset) {
         List<Subscriber> subscribers = trie.match(message.topic(), message.publisherId(), connected);
         List<CompletableFuture<Void>> pending = null;
         for (Subscriber subscriber : subscribers) {
+            CompletableFuture<Void> sent;
             Session session = sessions.get(subscriber.clientId());
-            if (session == null) {
-                continue;
-            }
-            Acl acl = session.deliveryAcl();
-            if (acl != null && !acl.canReceive(message.topic())) {
-                continue;
-            }
-            int qos = Math.min(message.qos(), subscriber.qos());
-            // Retain is forwarded only when asked for (Retain As Published) [MQTT-3.3.1-12/13].
-            boolean retain = subscriber.retainAsPublished() && message.retain();
-            OutboundMessage copy = new OutboundMessage(message, qos, retain, subscriber.subscriptionIds());
-            CompletableFuture<Void> persisted = switch (session.persistence()) {
-                case DEVICE -> qos > 0 ? destinations.device(session, copy, sourcePartition, sourceOffset) : null;
-                case APPLICATION -> destinations.application(session, copy);
-                case MEMORY -> null;
-            };
-            if (persisted == null) {
-                session.offer(copy);
+            if (session != null) {
+                sent = local(session, subscriber, message, sourcePartition, sourceOffset);
             } else {
+                SessionState elsewhere = remote.find(subscriber.clientId());
+                if (elsewhere == null) {
+                    continue;
+                }
+                sent = remote(elsewhere, subscriber, message, sourcePartition, sourceOffset);
+            }
+            if (sent != null && !sent.isDone()) {
                 if (pending == null) {
                     pending = new ArrayList<>(2);
                 }
-                pending.add(persisted);
+                pending.add(sent);
             }
         }
         metrics.routed(subscribers.size());
@@ -82,5 +83,46 @@ public final class Router {
             return DONE;
         }
         return pending.size() == 1 ? pending.get(0) : CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new));
+    }
+
+    private CompletableFuture<Void> local(Session session, Subscriber subscriber, PublishMessage message, int sourcePartition,
+            long sourceOffset) {
+        Acl acl = session.deliveryAcl();
+        if (acl != null && !acl.canReceive(message.topic())) {
+            return null;
+        }
+        OutboundMessage copy = copyFor(subscriber, message);
+        CompletableFuture<Void> persisted = switch (session.persistence()) {
+            case DEVICE -> copy.qos() > 0
+                    ? destinations.device(session.clientId(), session.epoch(), copy, sourcePartition, sourceOffset) : null;
+            case APPLICATION -> destinations.application(session.clientId(), copy);
+            case MEMORY -> null;
+        };
+        if (persisted == null) {
+            session.offer(copy);
+        }
+        return persisted;
+    }
+
+    private CompletableFuture<Void> remote(SessionState s, Subscriber subscriber, PublishMessage message, int sourcePartition,
+            long sourceOffset) {
+        if (!s.denyReceive().isEmpty() && !Acl.receiveDenied(s.denyReceive()).canReceive(message.topic())) {
+            return null;
+        }
+        OutboundMessage copy = copyFor(subscriber, message);
+        return switch (s.persistence()) {
+            case DEVICE -> copy.qos() > 0 ? destinations.device(s.clientId(), s.epoch(), copy, sourcePartition, sourceOffset)
+                    : s.connected() ? destinations.downlink(s.node(), s.clientId(), s.epoch(), copy) : null;
+            case APPLICATION -> destinations.application(s.clientId(), copy);
+            // An offline in-memory session with an expiry still queues on its node.
+            case MEMORY -> s.connected() || s.persistent() ? destinations.downlink(s.node(), s.clientId(), s.epoch(), copy) : null;
+        };
+    }
+
+    private static OutboundMessage copyFor(Subscriber subscriber, PublishMessage message) {
+        int qos = Math.min(message.qos(), subscriber.qos());
+        // Retain is forwarded only when asked for (Retain As Published) [MQTT-3.3.1-12/13].
+        boolean retain = subscriber.retainAsPublished() && message.retain();
+        return new OutboundMessage(message, qos, retain, subscriber.subscriptionIds());
     }
 }

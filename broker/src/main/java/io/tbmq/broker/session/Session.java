@@ -48,6 +48,10 @@ public final class Session {
     /** Between a reconnect (or a gap) and the end of loading the store, store messages wait here. */
     private java.util.List<OutboundMessage> arrivedWhileLoading;
     private volatile long expiryIntervalSeconds;
+    /** Orders this session's records in tbmq.client.session against other nodes' (see {@link SessionState}). */
+    private volatile long version;
+    /** The current connection's Will, WillCodec bytes, recorded so another node can publish it if this one dies. */
+    private volatile byte[] will;
     private int nextPacketId = 1;
     private ScheduledFuture<?> expiryTimer;
     private boolean ended;
@@ -442,13 +446,27 @@ public final class Session {
         return restoredAfterRestart ? Math.max(sentScore, storeMarker) : sentScore;
     }
 
-    /** The state to persist for this session (its subscriptions as they are now). */
-    public SessionState state(long disconnectedAtMillis) {
+    public long version() {
+        return version;
+    }
+
+    public void version(long v) {
+        this.version = v;
+    }
+
+    public void will(byte[] encodedWill) {
+        this.will = encodedWill;
+    }
+
+    /** The record of this session on {@code node} (its subscriptions as they are now). */
+    public SessionState state(String node, boolean connected, long disconnectedAtMillis) {
         List<SessionState.Sub> subs = new java.util.ArrayList<>();
         for (SubscriptionEntry e : subscriptions.values()) {
             subs.add(new SessionState.Sub(e.filter().raw(), e.options()));
         }
-        return new SessionState(clientId, epoch, persistence, expiryIntervalSeconds, disconnectedAtMillis, List.copyOf(subs));
+        Acl acl = deliveryAcl;
+        return new SessionState(clientId, epoch, persistence, expiryIntervalSeconds, disconnectedAtMillis, List.copyOf(subs), node,
+                connected, version, connected ? will : null, acl == null ? List.of() : acl.denySubscribe());
     }
 
     /**

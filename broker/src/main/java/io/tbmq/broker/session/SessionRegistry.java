@@ -31,6 +31,10 @@ public final class SessionRegistry {
      */
     public interface SessionListener {
         CompletableFuture<Void> sessionEnded(Session session);
+
+        /** The client's session moved to another node: nothing of it runs here any more (a delayed Will). */
+        default void sessionMoved(String clientId) {
+        }
     }
 
     /** @param previousEnded completes when the cleanup of a session this one replaced is done */
@@ -39,6 +43,7 @@ public final class SessionRegistry {
 
     private final Session.StoreHooks storeHooks;
     private volatile SessionJournal journal = SessionJournal.NONE;
+    private volatile RemoteSessions remote = RemoteSessions.NONE;
 
     public SessionRegistry(SubscriptionTrie trie, ScheduledExecutorService timers, int maxQueued,
             boolean queueQos0Offline, Session.DropCounter drops, SessionListener listener, Session.StoreHooks storeHooks) {
@@ -60,6 +65,10 @@ public final class SessionRegistry {
 
     public SessionJournal journal() {
         return journal;
+    }
+
+    public void remoteSessions(RemoteSessions r) {
+        this.remote = r;
     }
 
     private ReentrantLock lock(String clientId) {
@@ -102,12 +111,83 @@ public final class SessionRegistry {
                 if (!cleanStart && !existing.isEnded()) {
                     existing.expiryIntervalSeconds(expiryIntervalSeconds);
                     existing.expiryTimer(null);
+                    existing.version(existing.version() + 1);
                     return new Opened(existing, true, DONE);
                 }
                 CompletableFuture<Void> ended = endLocked(existing);
-                return new Opened(create(clientId, expiryIntervalSeconds), false, ended);
+                return new Opened(create(clientId, expiryIntervalSeconds, existing.version() + 1), false, ended);
             }
-            return new Opened(create(clientId, expiryIntervalSeconds), false, DONE);
+            SessionState elsewhere = remote.find(clientId);
+            if (elsewhere == null) {
+                return new Opened(create(clientId, expiryIntervalSeconds, 1), false, DONE);
+            }
+            // The client was last on another node: that node lets go when it reads our record.
+            remote.claim(clientId);
+            if (!cleanStart && elsewhere.persistent()) {
+                Session moved = adopt(elsewhere);
+                moved.expiryIntervalSeconds(expiryIntervalSeconds);
+                moved.version(elsewhere.version() + 1);
+                return new Opened(moved, true, DONE);
+            }
+            Session replaced = ghost(elsewhere);
+            replaced.end();
+            CompletableFuture<Void> ended = listener.sessionEnded(replaced);
+            return new Opened(create(clientId, expiryIntervalSeconds, elsewhere.version() + 1), false, ended);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A session another node held, recreated here with its identity and subscriptions. */
+    private Session adopt(SessionState state) {
+        Session session = ghost(state);
+        for (SessionState.Sub sub : state.subscriptions()) {
+            io.tbmq.broker.topic.TopicFilter filter = io.tbmq.broker.topic.Topics.parseFilter(sub.filter(), Integer.MAX_VALUE);
+            trie.subscribe(state.clientId(), filter, sub.options());
+            session.subscriptions().put(filter.key(), new Session.SubscriptionEntry(filter, sub.options()));
+        }
+        sessions.put(state.clientId(), session);
+        return session;
+    }
+
+    private Session ghost(SessionState state) {
+        Session session = new Session(state.clientId(), state.epoch(), state.expiryIntervalSeconds(), maxQueued, queueQos0Offline,
+                drops);
+        session.storeHooks(storeHooks);
+        session.persistence(state.persistence());
+        session.version(state.version());
+        // What another node sent is only known to the store: DUP is judged from its marker.
+        session.restoredAfterRestart();
+        return session;
+    }
+
+    /**
+     * Another node wrote a newer record of a client this node holds: the client connected there.
+     * Its connection here (if any) is told DISCONNECT 0x8E; the session leaves this node without
+     * ending (its stored messages, subscriptions and Will belong to the new holder). Returns
+     * whether a session was let go.
+     */
+    public boolean movedAway(SessionState newer, String thisNode) {
+        ReentrantLock lock = lock(newer.clientId());
+        lock.lock();
+        try {
+            Session local = sessions.get(newer.clientId());
+            if (local == null || !newer.supersedes(local.version(), thisNode)) {
+                return false;
+            }
+            sessions.remove(local.clientId(), local);
+            for (Session.SubscriptionEntry entry : local.subscriptions().values()) {
+                trie.unsubscribe(local.clientId(), entry.filter());
+            }
+            DeliverySink sink = local.currentSink();
+            local.expiryTimer(null);
+            local.end();
+            if (sink != null) {
+                local.detach(sink);
+                sink.takenOver(newer.epoch() != local.epoch());
+            }
+            listener.sessionMoved(local.clientId());
+            return true;
         } finally {
             lock.unlock();
         }
@@ -147,27 +227,24 @@ public final class SessionRegistry {
      * expiring when it would have had the broker not stopped (from its disconnect, or from now if
      * it was connected when the broker died).
      */
-    public void restore(SessionState state, long nowMillis) {
+    public Session restore(SessionState state, long nowMillis) {
         ReentrantLock lock = lock(state.clientId());
         lock.lock();
         try {
-            Session session = new Session(state.clientId(), state.epoch(), state.expiryIntervalSeconds(), maxQueued,
-                    queueQos0Offline, drops);
-            session.storeHooks(storeHooks);
-            session.persistence(state.persistence());
-            session.restoredAfterRestart();
-            for (SessionState.Sub sub : state.subscriptions()) {
-                io.tbmq.broker.topic.TopicFilter filter = io.tbmq.broker.topic.Topics.parseFilter(sub.filter(), Integer.MAX_VALUE);
-                trie.subscribe(state.clientId(), filter, sub.options());
-                session.subscriptions().put(filter.key(), new Session.SubscriptionEntry(filter, sub.options()));
+            Session existing = sessions.get(state.clientId());
+            if (existing != null) {
+                // The client reconnected here meanwhile: that session is newer.
+                return existing;
             }
-            sessions.put(state.clientId(), session);
-            long since = state.disconnectedAtMillis() == 0 ? nowMillis : state.disconnectedAtMillis();
+            Session session = adopt(state);
+            session.version(state.version());
+            long since = state.connected() || state.disconnectedAtMillis() == 0 ? nowMillis : state.disconnectedAtMillis();
             long remaining = state.expiryIntervalSeconds() * 1000 - (nowMillis - since);
-            if (state.disconnectedAtMillis() == 0) {
+            if (state.connected() || state.disconnectedAtMillis() == 0) {
                 journal.saved(session, nowMillis);
             }
             scheduleExpiry(session, remaining);
+            return session;
         } finally {
             lock.unlock();
         }
@@ -185,9 +262,10 @@ public final class SessionRegistry {
         }
     }
 
-    private Session create(String clientId, long expiryIntervalSeconds) {
+    private Session create(String clientId, long expiryIntervalSeconds, long version) {
         Session created = new Session(clientId, expiryIntervalSeconds, maxQueued, queueQos0Offline, drops);
         created.storeHooks(storeHooks);
+        created.version(version);
         sessions.put(clientId, created);
         return created;
     }
@@ -199,9 +277,8 @@ public final class SessionRegistry {
         }
         session.subscriptions().clear();
         session.end();
-        if (session.expiryIntervalSeconds() > 0 || session.persistence() != Persistence.MEMORY) {
-            journal.ended(session.clientId());
-        }
+        // Every session is in the cluster's directory while it lives, so every end is recorded.
+        journal.ended(session.clientId());
         return listener.sessionEnded(session);
     }
 }

@@ -1,5 +1,6 @@
 package io.tbmq.broker.session;
 
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -10,17 +11,36 @@ import java.util.List;
 import io.tbmq.broker.subscription.SubscriptionOptions;
 
 /**
- * What survives of a persistent session when its broker restarts: identity (epoch), where its
- * messages live, expiry, when it disconnected and its subscriptions. The value of a record in the
- * compacted topic tbmq.client.session (key = client id; an empty value ends the session).
+ * One client's session as the cluster sees it: the value of a record in the compacted topic
+ * tbmq.client.session (key = client id; an empty value ends the session). Every node reads the
+ * topic, so this is how a node learns where a client is ({@code node}, {@code connected}), what
+ * it subscribed to (each node keeps the whole subscription trie), and what to do if its node dies
+ * (the Will, the expiry).
+ *
+ * <p>{@code version} orders the records of one client written by different nodes: a connect
+ * takes the highest version seen plus one, and a record older than what a node holds is stale
+ * (a late write of a node that lost the client). Ties go to the greater node id.
+ *
+ * @param will the connection's Will ({@code WillCodec} bytes), null when none
+ * @param denyReceive deny patterns of the client's ACL, so a node routing to it withholds those topics
  */
 public record SessionState(String clientId, long epoch, Persistence persistence, long expiryIntervalSeconds,
-        long disconnectedAtMillis, List<Sub> subscriptions) {
+        long disconnectedAtMillis, List<Sub> subscriptions, String node, boolean connected, long version, byte[] will,
+        List<String> denyReceive) {
 
     public record Sub(String filter, SubscriptionOptions options) {
     }
 
-    private static final byte VERSION = 1;
+    private static final byte VERSION = 2;
+
+    /** Whether this record replaces one at {@code otherVersion} written by {@code otherNode}. */
+    public boolean supersedes(long otherVersion, String otherNode) {
+        return version > otherVersion || (version == otherVersion && node.compareTo(otherNode) >= 0);
+    }
+
+    public boolean persistent() {
+        return expiryIntervalSeconds > 0;
+    }
 
     public byte[] encode() {
         try {
@@ -41,17 +61,30 @@ public record SessionState(String clientId, long epoch, Persistence persistence,
                 out.writeByte(o.retainHandling());
                 out.writeInt(o.subscriptionId());
             }
+            out.writeUTF(node);
+            out.writeBoolean(connected);
+            out.writeLong(version);
+            out.writeInt(will == null ? -1 : will.length);
+            if (will != null) {
+                out.write(will);
+            }
+            out.writeInt(denyReceive.size());
+            for (String pattern : denyReceive) {
+                out.writeUTF(pattern);
+            }
             return bytes.toByteArray();
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
     }
 
-    public static SessionState decode(String clientId, byte[] value) {
+    /** Decodes a record; version 1 records (single-node releases) read as disconnected, owned by {@code legacyNode}. */
+    public static SessionState decode(String clientId, byte[] value, String legacyNode) {
         try {
-            DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(value));
-            if (in.readByte() != VERSION) {
-                throw new IllegalArgumentException("unknown session state version");
+            DataInputStream in = new DataInputStream(new ByteArrayInputStream(value));
+            byte format = in.readByte();
+            if (format != 1 && format != VERSION) {
+                throw new IllegalArgumentException("unknown session state version " + format);
             }
             long epoch = in.readLong();
             Persistence persistence = Persistence.values()[in.readByte()];
@@ -64,9 +97,35 @@ public record SessionState(String clientId, long epoch, Persistence persistence,
                 subs.add(new Sub(filter, new SubscriptionOptions(in.readByte(), in.readBoolean(), in.readBoolean(), in.readByte(),
                         in.readInt())));
             }
-            return new SessionState(clientId, epoch, persistence, expiry, disconnectedAt, List.copyOf(subs));
-        } catch (IOException e) {
-            throw new IllegalArgumentException("truncated session state", e);
+            if (format == 1) {
+                return new SessionState(clientId, epoch, persistence, expiry, disconnectedAt, List.copyOf(subs), legacyNode,
+                        disconnectedAt == 0, 0, null, List.of());
+            }
+            String node = in.readUTF();
+            boolean connected = in.readBoolean();
+            long version = in.readLong();
+            int willLength = in.readInt();
+            byte[] will = null;
+            if (willLength >= 0) {
+                will = new byte[willLength];
+                in.readFully(will);
+            }
+            int d = in.readInt();
+            List<String> deny = new ArrayList<>(d);
+            for (int i = 0; i < d; i++) {
+                deny.add(in.readUTF());
+            }
+            return new SessionState(clientId, epoch, persistence, expiry, disconnectedAt, List.copyOf(subs), node, connected,
+                    version, will, List.copyOf(deny));
+        } catch (IOException | ArrayIndexOutOfBoundsException | NegativeArraySizeException e) {
+            throw new IllegalArgumentException("truncated or corrupt session state", e);
         }
+    }
+
+    /** The same session, now disconnected, owned by {@code newNode} (a node adopting the sessions of a dead one). */
+    public SessionState adoptedBy(String newNode, long disconnectedAt) {
+        return new SessionState(clientId, epoch, persistence, expiryIntervalSeconds,
+                this.disconnectedAtMillis != 0 && !connected ? this.disconnectedAtMillis : disconnectedAt, subscriptions, newNode,
+                false, version + 1, null, denyReceive);
     }
 }

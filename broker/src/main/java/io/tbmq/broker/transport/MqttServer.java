@@ -106,11 +106,15 @@ public final class MqttServer {
     }
 
     /** Step two: every client gets DISCONNECT (v5, with {@code reasonCode}) and its connection closes. */
-    public void disconnectAll(int reasonCode, String reason) {
+    /**
+     * Drain: every connection is told DISCONNECT 0x8B (v5), or 0x9C Use another server with
+     * {@code serverReference} when one is configured, and closed.
+     */
+    public void disconnectAll(String serverReference) {
         for (Channel ch : connections) {
             Connection c = Connection.of(ch);
             if (c != null) {
-                ch.eventLoop().execute(() -> c.serverShutdown(reasonCode, reason));
+                ch.eventLoop().execute(() -> c.serverShutdown(serverReference));
             } else {
                 ch.close();
             }

@@ -1,0 +1,106 @@
+package io.tbmq.broker.cluster;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.tbmq.broker.session.RemoteSessions;
+import io.tbmq.broker.session.SessionState;
+import io.tbmq.broker.subscription.SubscriptionTrie;
+import io.tbmq.broker.topic.TopicFilter;
+import io.tbmq.broker.topic.Topics;
+
+/**
+ * The sessions other nodes hold, as last read from tbmq.client.session, with their subscriptions
+ * mirrored into this node's trie: a message matched here reaches every client of the cluster, and
+ * the record says which node's downlink topic carries it. Updated by the session feed (one thread)
+ * and by connects claiming a client (event loops); both under this object's monitor.
+ */
+public final class ClusterDirectory implements RemoteSessions {
+    private final SubscriptionTrie trie;
+    private final ConcurrentHashMap<String, SessionState> remote = new ConcurrentHashMap<>();
+
+    public ClusterDirectory(SubscriptionTrie trie) {
+        this.trie = trie;
+    }
+
+    @Override
+    public SessionState find(String clientId) {
+        return remote.get(clientId);
+    }
+
+    @Override
+    public boolean isConnected(String clientId) {
+        SessionState s = remote.get(clientId);
+        return s != null && s.connected();
+    }
+
+    /** Records another node's session unless an equal or newer record of it is already here. */
+    public synchronized boolean apply(SessionState state) {
+        SessionState old = remote.get(state.clientId());
+        if (old != null && !state.supersedes(old.version(), old.node())) {
+            return false;
+        }
+        remote.put(state.clientId(), state);
+        replaceSubscriptions(state.clientId(), old, state);
+        return true;
+    }
+
+    /** The session ended (an empty record). */
+    public synchronized void remove(String clientId) {
+        SessionState old = remote.remove(clientId);
+        if (old != null) {
+            replaceSubscriptions(clientId, old, null);
+        }
+    }
+
+    @Override
+    public synchronized void claim(String clientId) {
+        remove(clientId);
+    }
+
+    /** Sessions held by {@code node}. */
+    public List<SessionState> heldBy(String node) {
+        List<SessionState> out = new ArrayList<>();
+        for (SessionState s : remote.values()) {
+            if (s.node().equals(node)) {
+                out.add(s);
+            }
+        }
+        return out;
+    }
+
+    /** Every node that holds at least one session, with how many. */
+    public Map<String, Integer> nodes() {
+        Map<String, Integer> out = new HashMap<>();
+        for (SessionState s : remote.values()) {
+            out.merge(s.node(), 1, Integer::sum);
+        }
+        return out;
+    }
+
+    public int size() {
+        return remote.size();
+    }
+
+    private void replaceSubscriptions(String clientId, SessionState old, SessionState now) {
+        Map<String, TopicFilter> keep = new HashMap<>();
+        if (now != null) {
+            for (SessionState.Sub sub : now.subscriptions()) {
+                TopicFilter filter = Topics.parseFilter(sub.filter(), Integer.MAX_VALUE);
+                keep.put(filter.key(), filter);
+                trie.subscribe(clientId, filter, sub.options());
+            }
+        }
+        if (old != null) {
+            for (SessionState.Sub sub : old.subscriptions()) {
+                TopicFilter filter = Topics.parseFilter(sub.filter(), Integer.MAX_VALUE);
+                if (!keep.containsKey(filter.key())) {
+                    trie.unsubscribe(clientId, filter);
+                }
+            }
+        }
+    }
+}

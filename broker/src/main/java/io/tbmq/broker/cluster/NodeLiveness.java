@@ -1,0 +1,78 @@
+package io.tbmq.broker.cluster;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.tbmq.broker.kafka.CompactedTail;
+
+/**
+ * Which broker nodes are alive, from the heartbeat records in tbmq.cluster.nodes (key = node id,
+ * an empty value = the node left after draining). Judged by when this node read a heartbeat, not
+ * by the writer's clock, so clock skew between pods does not matter. A node never heard of is
+ * given one timeout from this node's start before it counts as dead.
+ */
+public final class NodeLiveness implements CompactedTail.Handler {
+    private final String self;
+    private final long timeoutNanos;
+    private final long startedAt = System.nanoTime();
+    private final ConcurrentHashMap<String, Long> lastHeard = new ConcurrentHashMap<>();
+    private final Set<String> left = ConcurrentHashMap.newKeySet();
+    private volatile boolean caughtUp;
+
+    public NodeLiveness(String self, java.time.Duration timeout) {
+        this.self = self;
+        this.timeoutNanos = timeout.toNanos();
+    }
+
+    @Override
+    public void record(byte[] key, byte[] value) {
+        String node = new String(key, StandardCharsets.UTF_8);
+        if (value == null) {
+            left.add(node);
+            lastHeard.remove(node);
+        } else {
+            left.remove(node);
+            lastHeard.put(node, System.nanoTime());
+        }
+    }
+
+    @Override
+    public void caughtUp() {
+        caughtUp = true;
+    }
+
+    public boolean caughtUpOnce() {
+        return caughtUp;
+    }
+
+    public boolean alive(String node) {
+        if (node.equals(self)) {
+            return true;
+        }
+        if (left.contains(node)) {
+            return false;
+        }
+        Long heard = lastHeard.get(node);
+        long since = heard != null ? heard : startedAt;
+        return System.nanoTime() - since < timeoutNanos;
+    }
+
+    /** Live nodes that have sent a heartbeat, and this one. */
+    public Set<String> aliveNodes() {
+        Set<String> out = new TreeSet<>();
+        out.add(self);
+        for (String node : lastHeard.keySet()) {
+            if (alive(node)) {
+                out.add(node);
+            }
+        }
+        return out;
+    }
+
+    /** The node that acts for dead ones: the live node with the lowest id. Every node computes the same. */
+    public boolean isCaretaker() {
+        return aliveNodes().iterator().next().equals(self);
+    }
+}

@@ -1,0 +1,74 @@
+package io.tbmq.broker.cluster;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.jboss.logging.Logger;
+
+import io.tbmq.broker.session.Session;
+import io.tbmq.broker.session.SessionRegistry;
+import io.tbmq.broker.session.SessionState;
+
+/**
+ * What happens to the clients of a node that died (killed, or silent past the node timeout):
+ * the caretaker ({@link NodeLiveness#isCaretaker()}) publishes the Wills of those that were
+ * connected, adopts their persistent sessions (they expire here, on time, unless the client
+ * reconnects anywhere first) and ends the others. A node that left after draining is handled the
+ * same way at once. Runs on the heartbeat timer.
+ */
+public final class OrphanAdoption {
+    private static final Logger LOG = Logger.getLogger(OrphanAdoption.class);
+
+    private final String self;
+    private final NodeLiveness liveness;
+    private final ClusterDirectory directory;
+    private final SessionRegistry sessions;
+    private final SessionFeed.LostConnections lost;
+
+    public OrphanAdoption(String self, NodeLiveness liveness, ClusterDirectory directory, SessionRegistry sessions,
+            SessionFeed.LostConnections lost) {
+        this.self = self;
+        this.liveness = liveness;
+        this.directory = directory;
+        this.sessions = sessions;
+        this.lost = lost;
+    }
+
+    /** Adopts the sessions of every dead node, if this node is the caretaker; returns how many. */
+    public int adoptOrphans() {
+        if (!liveness.caughtUpOnce() || !liveness.isCaretaker()) {
+            return 0;
+        }
+        List<String> dead = new ArrayList<>();
+        for (String node : directory.nodes().keySet()) {
+            if (!liveness.alive(node)) {
+                dead.add(node);
+            }
+        }
+        int adopted = 0;
+        for (String node : dead) {
+            List<SessionState> orphans = directory.heldBy(node);
+            for (SessionState state : orphans) {
+                adopt(state);
+            }
+            adopted += orphans.size();
+            LOG.infof("node %s is gone: %d of its sessions taken over by %s", node, orphans.size(), self);
+        }
+        return adopted;
+    }
+
+    private void adopt(SessionState state) {
+        long now = System.currentTimeMillis();
+        directory.claim(state.clientId());
+        if (state.connected() && state.will() != null) {
+            lost.lost(state);
+        }
+        if (state.persistent()) {
+            SessionState adopted = state.adoptedBy(self, now);
+            Session session = sessions.restore(adopted, now);
+            sessions.journal().saved(session, adopted.disconnectedAtMillis());
+        } else {
+            sessions.journal().ended(state.clientId());
+        }
+    }
+}

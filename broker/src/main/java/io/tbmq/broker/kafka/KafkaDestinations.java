@@ -1,0 +1,56 @@
+package io.tbmq.broker.kafka;
+
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+
+import io.tbmq.broker.cluster.DownlinkRecord;
+import io.tbmq.broker.cluster.Downlinks;
+import io.tbmq.broker.persistence.PersistedRecord;
+import io.tbmq.broker.persistence.StoredMessage;
+import io.tbmq.broker.routing.Destinations;
+import io.tbmq.broker.session.OutboundMessage;
+
+/**
+ * Routed copies into Kafka: DEVICE ones to tbmq.msg.persisted (key = client id), APPLICATION ones
+ * to the client's topic, copies for clients of other nodes to those nodes' downlink topics.
+ */
+public final class KafkaDestinations implements Destinations, Downlinks {
+    private final KafkaSender sender;
+    private final KafkaTopics topics;
+    private final ApplicationTopics applicationTopics;
+
+    public KafkaDestinations(KafkaSender sender, KafkaTopics topics, ApplicationTopics applicationTopics) {
+        this.sender = sender;
+        this.topics = topics;
+        this.applicationTopics = applicationTopics;
+    }
+
+    @Override
+    public CompletableFuture<Void> device(String clientId, long epoch, OutboundMessage message, int sourcePartition,
+            long sourceOffset) {
+        PersistedRecord record = new PersistedRecord(epoch, sourcePartition, sourceOffset, message.message().expiresAtMillis(),
+                StoredMessage.encode(message));
+        return sender.send(topics.msgPersisted(), key(clientId), record.encode());
+    }
+
+    @Override
+    public CompletableFuture<Void> application(String clientId, OutboundMessage message) {
+        return sender.send(applicationTopics.topic(clientId), message.message().topic().getBytes(StandardCharsets.UTF_8),
+                StoredMessage.encode(message));
+    }
+
+    @Override
+    public CompletableFuture<Void> downlink(String node, String clientId, long epoch, OutboundMessage message) {
+        return send(node, clientId, DownlinkRecord.of(epoch, message));
+    }
+
+    @Override
+    public CompletableFuture<Void> send(String node, String clientId, DownlinkRecord record) {
+        String topic = record.stored() ? topics.downlinkPersisted(node) : topics.downlinkBasic(node);
+        return sender.send(topic, key(clientId), record.encode());
+    }
+
+    private static byte[] key(String clientId) {
+        return clientId.getBytes(StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,32 @@
+package io.tbmq.broker.session;
+
+/**
+ * Sessions other broker nodes hold, as this node last read them from tbmq.client.session. A node
+ * consults it to route to clients connected elsewhere and to take over a session whose client
+ * reconnects here.
+ */
+public interface RemoteSessions {
+
+    /** The session another node holds for this client, or null. */
+    SessionState find(String clientId);
+
+    /** This node now holds the client's session: forget the remote record (and its subscriptions). */
+    void claim(String clientId);
+
+    default boolean isConnected(String clientId) {
+        SessionState s = find(clientId);
+        return s != null && s.connected();
+    }
+
+    /** A single node: nobody else holds sessions. */
+    RemoteSessions NONE = new RemoteSessions() {
+        @Override
+        public SessionState find(String clientId) {
+            return null;
+        }
+
+        @Override
+        public void claim(String clientId) {
+        }
+    };
+}
