@@ -156,7 +156,7 @@ class OperatorE2E {
         assertThat(client.resources(Kafka.class).inNamespace(NS).withName(NAME + "-kafka").get()).isNotNull();
         assertThat(client.resources(KafkaNodePool.class).inNamespace(NS).withName(NAME + "-kafka-pool").get().getSpec()
                 .getReplicas()).isEqualTo(3);
-        assertThat(client.resources(KafkaTopic.class).inNamespace(NS).list().getItems()).hasSize(3);
+        assertThat(client.resources(KafkaTopic.class).inNamespace(NS).list().getItems()).hasSize(5);
         assertThat(sts(NAME + "-redis").getSpec().getReplicas()).isEqualTo(3);
         assertThat(sts(NAME + "-broker").getStatus().getReadyReplicas()).isEqualTo(1);
         assertThat(client.services().inNamespace(NS).withName(NAME + "-broker").get()).isNotNull();

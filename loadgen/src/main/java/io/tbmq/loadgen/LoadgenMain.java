@@ -50,7 +50,8 @@ public final class LoadgenMain {
     }
 
     private static void run(Options o, Stats stats, EventLoopGroup group, boolean epoll) throws Exception {
-        List<Client> subscribers = connect(o, group, epoll, o.pairs(), i -> new Client("lg-" + o.runId() + "-sub-" + i, o, stats, i));
+        List<Client> subscribers = connect(o, group, epoll, o.pairs(), i -> new Client("lg-" + o.runId() + "-sub-" + i, o, stats, i),
+                o::subscriberPort);
         List<CompletableFuture<Void>> subacks = new ArrayList<>();
         for (int i = 0; i < subscribers.size(); i++) {
             Client s = subscribers.get(i);
@@ -59,7 +60,8 @@ public final class LoadgenMain {
             subacks.add(s.subscribed());
         }
         CompletableFuture.allOf(subacks.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
-        List<Client> publishers = connect(o, group, epoll, o.publishers(), i -> new Client("lg-" + o.runId() + "-pub-" + i, o, stats, i));
+        List<Client> publishers = connect(o, group, epoll, o.publishers(), i -> new Client("lg-" + o.runId() + "-pub-" + i, o, stats, i),
+                o::publisherPort);
 
         long periodNanos = (long) (1_000_000_000L / o.rate());
         List<ScheduledFuture<?>> schedules = new ArrayList<>();
@@ -109,8 +111,8 @@ public final class LoadgenMain {
         TimeUnit.MILLISECONDS.sleep(300);
     }
 
-    private static List<Client> connect(Options o, EventLoopGroup group, boolean epoll, int count, IntFunction<Client> factory)
-            throws Exception {
+    private static List<Client> connect(Options o, EventLoopGroup group, boolean epoll, int count, IntFunction<Client> factory,
+            java.util.function.IntUnaryOperator port) throws Exception {
         List<Client> clients = new ArrayList<>(count);
         Bootstrap b = new Bootstrap().group(group).channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
                 .option(ChannelOption.TCP_NODELAY, true).option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 10_000);
@@ -123,7 +125,7 @@ public final class LoadgenMain {
                     protected void initChannel(SocketChannel ch) {
                         ch.pipeline().addLast(new MqttDecoder(1 << 20), MqttEncoder.INSTANCE, client);
                     }
-                }).connect(o.host(), o.port()).addListener(f -> {
+                }).connect(o.host(), port.applyAsInt(i)).addListener(f -> {
                     if (!f.isSuccess()) {
                         client.connected().completeExceptionally(f.cause());
                     }

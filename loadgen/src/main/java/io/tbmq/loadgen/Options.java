@@ -8,6 +8,8 @@ import java.util.Map;
  *
  * <pre>
  * --host 127.0.0.1 --port 1883 --user U --password P
+ * --ports 1883,1884,1885  a cluster: publisher n connects to port n mod k, its subscriber to the
+ *                         next one, so every pair crosses nodes
  * --scenario p2p|fanout   p2p: N publisher/subscriber pairs (the seeds' test);
  *                         fanout: 1 publisher, N subscribers of its topic
  * --pairs 1000            p2p pairs (or fan-out subscribers)
@@ -18,7 +20,7 @@ import java.util.Map;
  * --json FILE             write the result as JSON
  * </pre>
  */
-record Options(String host, int port, String user, String password, String scenario, int pairs, double rate, int qos,
+record Options(String host, int port, java.util.List<Integer> ports, String user, String password, String scenario, int pairs, double rate, int qos,
         int payload, int version, boolean persistent, int warmup, int duration, int drain, String json, String runId) {
 
     static Options parse(String[] args) {
@@ -29,7 +31,11 @@ record Options(String host, int port, String user, String password, String scena
             }
             m.put(args[i].substring(2), args[i + 1]);
         }
-        Options o = new Options(m.getOrDefault("host", "127.0.0.1"), Integer.parseInt(m.getOrDefault("port", "1883")),
+        int port = Integer.parseInt(m.getOrDefault("port", "1883"));
+        java.util.List<Integer> ports = m.containsKey("ports")
+                ? java.util.Arrays.stream(m.get("ports").split(",")).map(String::trim).map(Integer::valueOf).toList()
+                : java.util.List.of(port);
+        Options o = new Options(m.getOrDefault("host", "127.0.0.1"), port, ports,
                 m.get("user"), m.get("password"), m.getOrDefault("scenario", "p2p"),
                 Integer.parseInt(m.getOrDefault("pairs", "1000")), Double.parseDouble(m.getOrDefault("rate", "1")),
                 Integer.parseInt(m.getOrDefault("qos", "1")), Integer.parseInt(m.getOrDefault("payload", "62")),
@@ -44,6 +50,16 @@ record Options(String host, int port, String user, String password, String scena
             throw new IllegalArgumentException("--scenario is p2p or fanout");
         }
         return o;
+    }
+
+    /** The node publisher {@code n} connects to. */
+    int publisherPort(int n) {
+        return ports.get(n % ports.size());
+    }
+
+    /** The node subscriber {@code n} connects to: the next one after its publisher's. */
+    int subscriberPort(int n) {
+        return ports.get((n + 1) % ports.size());
     }
 
     boolean fanout() {

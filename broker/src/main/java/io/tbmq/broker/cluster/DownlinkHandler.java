@@ -77,6 +77,10 @@ public final class DownlinkHandler implements LogConsumer.BatchHandler {
             return downlinks.send(there.node(), clientId, d.forwarded());
         }
         metrics.dropped(session == null && there == null ? "session-gone" : "session-moved");
+        if (LOG.isDebugEnabled()) {
+            LOG.debugf("downlink copy for %s (epoch %d) dropped: here %s, elsewhere %s", clientId, d.epoch(),
+                    session == null ? "none" : "epoch " + session.epoch(), there);
+        }
         return null;
     }
 }

@@ -71,6 +71,16 @@ public final class NodeLiveness implements CompactedTail.Handler {
         return out;
     }
 
+    /**
+     * Whether this node's own heartbeats come back to it in time. If not, this node is the slow
+     * one (starved of CPU, cut off from Kafka) and its view of the others is stale: it must not
+     * declare anybody dead.
+     */
+    public boolean viewIsCurrent() {
+        Long own = lastHeard.get(self);
+        return own != null && System.nanoTime() - own < timeoutNanos / 2;
+    }
+
     /** The node that acts for dead ones: the live node with the lowest id. Every node computes the same. */
     public boolean isCaretaker() {
         return aliveNodes().iterator().next().equals(self);

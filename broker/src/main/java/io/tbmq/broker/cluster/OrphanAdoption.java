@@ -36,7 +36,7 @@ public final class OrphanAdoption {
 
     /** Adopts the sessions of every dead node, if this node is the caretaker; returns how many. */
     public int adoptOrphans() {
-        if (!liveness.caughtUpOnce() || !liveness.isCaretaker()) {
+        if (!liveness.caughtUpOnce() || !liveness.viewIsCurrent() || !liveness.isCaretaker()) {
             return 0;
         }
         List<String> dead = new ArrayList<>();

@@ -63,6 +63,14 @@ public final class SessionFeed implements CompactedTail.Handler {
             return;
         }
         Session local = sessions.get(clientId);
+        if (local != null && local.isConnected() && !state.connected()) {
+            // Another node adopted a client that is connected here: it wrongly took this node for
+            // dead (slow heartbeats). The connection stays; our record, made newer, wins.
+            LOG.infof("%s adopted %s, which is connected here; re-announcing", state.node(), clientId);
+            local.version(Math.max(local.version(), state.version()) + 1);
+            sessions.journal().saved(local, 0);
+            return;
+        }
         if (local != null && !sessions.movedAway(state, node)) {
             // A late write of a node that lost this client: ours is the truth; write it again.
             BAD.info("stale session record of %s from %s (version %d <= %d); re-announcing", clientId, state.node(),

@@ -82,6 +82,9 @@ public final class PersistedPipeline implements LogConsumer.BatchHandler {
             if (target == null || epoch != r.epoch()) {
                 // Routed for a session that has ended or was replaced by a clean start.
                 metrics.dropped("session-gone");
+                if (LOG.isDebugEnabled()) {
+                    LOG.debugf("record for %s (epoch %d) dropped: session %s", clientId, r.epoch(), target);
+                }
                 continue;
             }
             if (r.expiresAtMillis() != 0 && now >= r.expiresAtMillis()) {

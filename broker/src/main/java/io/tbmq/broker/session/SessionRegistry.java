@@ -16,6 +16,12 @@ import io.tbmq.broker.subscription.SubscriptionTrie;
  */
 public final class SessionRegistry {
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
+    /**
+     * A connect raises a session's version by two, an adoption of a dead node's session by one
+     * ({@link SessionState#adoptedBy}): a client that reconnected somewhere wins over a caretaker
+     * that adopted the same session from the same record.
+     */
+    static final long CONNECT_STEP = 2;
     private final ConcurrentHashMap<String, Session> sessions = new ConcurrentHashMap<>();
     private final ReentrantLock[] stripes = new ReentrantLock[64];
     private final SubscriptionTrie trie;
@@ -111,11 +117,11 @@ public final class SessionRegistry {
                 if (!cleanStart && !existing.isEnded()) {
                     existing.expiryIntervalSeconds(expiryIntervalSeconds);
                     existing.expiryTimer(null);
-                    existing.version(existing.version() + 1);
+                    existing.version(existing.version() + CONNECT_STEP);
                     return new Opened(existing, true, DONE);
                 }
                 CompletableFuture<Void> ended = endLocked(existing);
-                return new Opened(create(clientId, expiryIntervalSeconds, existing.version() + 1), false, ended);
+                return new Opened(create(clientId, expiryIntervalSeconds, existing.version() + CONNECT_STEP), false, ended);
             }
             SessionState elsewhere = remote.find(clientId);
             if (elsewhere == null) {
@@ -126,13 +132,13 @@ public final class SessionRegistry {
             if (!cleanStart && elsewhere.persistent()) {
                 Session moved = adopt(elsewhere);
                 moved.expiryIntervalSeconds(expiryIntervalSeconds);
-                moved.version(elsewhere.version() + 1);
+                moved.version(elsewhere.version() + CONNECT_STEP);
                 return new Opened(moved, true, DONE);
             }
             Session replaced = ghost(elsewhere);
             replaced.end();
             CompletableFuture<Void> ended = listener.sessionEnded(replaced);
-            return new Opened(create(clientId, expiryIntervalSeconds, elsewhere.version() + 1), false, ended);
+            return new Opened(create(clientId, expiryIntervalSeconds, elsewhere.version() + CONNECT_STEP), false, ended);
         } finally {
             lock.unlock();
         }

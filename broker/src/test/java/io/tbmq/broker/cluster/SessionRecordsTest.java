@@ -84,4 +84,14 @@ class SessionRecordsTest {
         assertThat(liveness.alive("node-c")).as("silent past the timeout").isFalse();
         assertThat(liveness.alive("node-b")).as("itself").isTrue();
     }
+
+    @Test
+    void aNodeWhoseOwnHeartbeatsLagDoesNotJudgeTheOthers() throws Exception {
+        NodeLiveness liveness = new NodeLiveness("node-b", java.time.Duration.ofMillis(400));
+        assertThat(liveness.viewIsCurrent()).as("nothing read back yet").isFalse();
+        liveness.record("node-b".getBytes(), "1".getBytes());
+        assertThat(liveness.viewIsCurrent()).isTrue();
+        Thread.sleep(250);
+        assertThat(liveness.viewIsCurrent()).as("own heartbeat not seen for half the timeout").isFalse();
+    }
 }

@@ -19,7 +19,10 @@ import io.netty.handler.codec.mqtt.MqttVersion;
  * arrived, duplicates (and whether DUP was set), order, and the longest gap between deliveries.
  */
 final class ContinuousPair {
-    private final int port;
+    private final List<Integer> publisherPorts;
+    private final List<Integer> subscriberPorts;
+    private volatile int publisherNode;
+    private volatile int subscriberNode;
     private final String name;
     private final int ratePerSecond;
     private final BitSet acked = new BitSet();
@@ -34,13 +37,22 @@ final class ContinuousPair {
     private Thread subscriber;
 
     ContinuousPair(int port, String name, int ratePerSecond) {
-        this.port = port;
+        this(List.of(port), List.of(port), name, ratePerSecond);
+    }
+
+    /**
+     * A pair spread over a cluster: each side connects to the first port of its list and, when
+     * its connection fails, to the next one, as a device behind a load balancer would.
+     */
+    ContinuousPair(List<Integer> publisherPorts, List<Integer> subscriberPorts, String name, int ratePerSecond) {
+        this.publisherPorts = publisherPorts;
+        this.subscriberPorts = subscriberPorts;
         this.name = name;
         this.ratePerSecond = ratePerSecond;
     }
 
     ContinuousPair start() throws Exception {
-        try (RawClient first = new RawClient(port, MqttVersion.MQTT_3_1_1)) {
+        try (RawClient first = new RawClient(subscriberPorts.get(0), MqttVersion.MQTT_3_1_1)) {
             first.connect(name + "-sub", "alice", false, 0);
             first.subscribe("pairs/" + name + "/+", 1);
         }
@@ -59,7 +71,7 @@ final class ContinuousPair {
             try {
                 if (client == null) {
                     client = MqttClient.builder().useMqttVersion5().identifier(name + "-pub").serverHost("127.0.0.1")
-                            .serverPort(port).buildBlocking();
+                            .serverPort(publisherPorts.get(publisherNode % publisherPorts.size())).buildBlocking();
                     client.connectWith().simpleAuth().username("alice").password(ItStack.PASSWORD.getBytes(StandardCharsets.UTF_8))
                             .applySimpleAuth().send();
                 }
@@ -76,6 +88,7 @@ final class ContinuousPair {
                 // not acknowledged: a new sequence number next time, this one counts as never published
                 seq++;
                 client = disconnectQuietly(client);
+                publisherNode++;
                 sleep(300);
             }
         }
@@ -88,7 +101,7 @@ final class ContinuousPair {
         while (subscribing) {
             try {
                 if (client == null) {
-                    client = new RawClient(port, MqttVersion.MQTT_3_1_1);
+                    client = new RawClient(subscriberPorts.get(subscriberNode % subscriberPorts.size()), MqttVersion.MQTT_3_1_1);
                     client.connect(name + "-sub", "alice", false, 0);
                 }
                 RawClient.Received r = client.nextPublish(300);
@@ -119,6 +132,7 @@ final class ContinuousPair {
                     client.close();
                     client = null;
                 }
+                subscriberNode++;
                 sleep(300);
             }
         }

@@ -31,7 +31,8 @@ import io.tbmq.localstack.Tools;
  * prefix), BENCH_REPEAT (runs per scenario and target, the median is reported; default 1),
  * BENCH_TARGETS (tbmq,mosquitto), BENCH_SET (extra broker settings, key=value,key=value), BENCH_REPORT
  * (false to print results without rewriting docs/benchmarks.md, for sweeps), BENCH_WARMUP (seconds of
- * discarded load per target before the first scenario, default 60), BENCH_REDIS ({@code standalone} or
+ * discarded load per target before the first scenario, default 60), BENCH_NODES (broker nodes, default 1;
+ * with more, each pair's publisher and subscriber are on different nodes), BENCH_REDIS ({@code standalone} or
  * {@code cluster}: a local 3-master Redis Cluster).
  */
 public final class BenchMain {
@@ -45,7 +46,7 @@ public final class BenchMain {
         }
     }
 
-    record Target(String name, int port, Map<String, Long> pids) {
+    record Target(String name, String ports, Map<String, Long> pids) {
     }
 
     private BenchMain() {
@@ -99,10 +100,18 @@ public final class BenchMain {
                     config.put(kv.substring(0, kv.indexOf('=')).trim(), kv.substring(kv.indexOf('=') + 1).trim());
                 }
             }
-            BrokerNode broker = stack.startBroker("bench", jar, config);
+            // BENCH_NODES=N: a cluster of N broker nodes; every pair's publisher and subscriber on different nodes.
+            int brokerNodes = Integer.parseInt(System.getenv().getOrDefault("BENCH_NODES", "1"));
+            List<BrokerNode> brokers = new ArrayList<>();
+            for (int n = 0; n < brokerNodes; n++) {
+                brokers.add(stack.startBroker(n == 0 ? "bench" : "bench-" + n, jar, config));
+            }
+            BrokerNode broker = brokers.get(0);
             List<String> wanted = List.of(System.getenv().getOrDefault("BENCH_TARGETS", "tbmq,mosquitto").split(","));
             Map<String, Long> tbmqPids = new LinkedHashMap<>();
-            tbmqPids.put("broker", broker.process().pid());
+            for (int n = 0; n < brokers.size(); n++) {
+                tbmqPids.put(n == 0 ? "broker" : "broker" + (n + 1), brokers.get(n).process().pid());
+            }
             tbmqPids.put("kafka", stack.kafka().process().pid());
             if (redisCluster) {
                 var nodes = stack.redisCluster().orElseThrow().nodes();
@@ -112,8 +121,9 @@ public final class BenchMain {
             } else {
                 tbmqPids.put("redis", stack.redis().orElseThrow().process().pid());
             }
-            List<Target> targets = List.of(new Target("tbmq", broker.mqttPort(), tbmqPids),
-                    new Target("mosquitto", mosquitto.port(), Map.of("mosquitto", mosquitto.pid())));
+            String ports = String.join(",", brokers.stream().map(b -> Integer.toString(b.mqttPort())).toList());
+            List<Target> targets = List.of(new Target("tbmq", ports, tbmqPids),
+                    new Target("mosquitto", Integer.toString(mosquitto.port()), Map.of("mosquitto", mosquitto.pid())));
             // JIT-compile the broker, Kafka and mosquitto paths first: measured windows are steady state.
             int warmup = Integer.parseInt(System.getenv().getOrDefault("BENCH_WARMUP", "60"));
             for (Target t : targets) {
@@ -183,7 +193,7 @@ public final class BenchMain {
 
     private static ObjectNode run(Scenario s, Target t, int seconds) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(Tools.java(), "-Xmx1g", "-cp", System.getProperty("java.class.path"),
-                "io.tbmq.loadgen.LoadgenMain", "--port", Integer.toString(t.port()), "--user", USER, "--password", PASSWORD,
+                "io.tbmq.loadgen.LoadgenMain", "--ports", t.ports(), "--user", USER, "--password", PASSWORD,
                 "--scenario", s.kind(), "--pairs", Integer.toString(s.clients()), "--rate", Double.toString(s.rate()),
                 "--qos", Integer.toString(s.qos()), "--persistent", Boolean.toString(s.persistent()),
                 "--warmup", "5", "--duration", Integer.toString(seconds), "--drain", "10",
@@ -239,7 +249,9 @@ public final class BenchMain {
     private static String settings() {
         String set = System.getenv().getOrDefault("BENCH_SET", "").trim();
         String redis = "cluster".equals(System.getenv("BENCH_REDIS")) ? "Redis Cluster (3 masters)" : "";
-        return String.join("; ", java.util.stream.Stream.of(set, redis).filter(x -> !x.isEmpty()).toList());
+        String nodes = System.getenv().getOrDefault("BENCH_NODES", "1").equals("1") ? ""
+                : System.getenv("BENCH_NODES") + " broker nodes, pairs across nodes";
+        return String.join("; ", java.util.stream.Stream.of(set, redis, nodes).filter(x -> !x.isEmpty()).toList());
     }
 
     private static void sample(Target t, long loadgenPid, Map<String, Double> into) {

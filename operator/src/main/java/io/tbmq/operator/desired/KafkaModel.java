@@ -32,6 +32,8 @@ public final class KafkaModel {
     public static final String MSG_ALL = "msg-all";
     public static final String MSG_PERSISTED = "msg-persisted";
     public static final String CLIENT_SESSION = "client-session";
+    public static final String RETAINED = "retained";
+    public static final String CLUSTER_NODES = "cluster-nodes";
 
     private KafkaModel() {
     }
@@ -93,11 +95,16 @@ public final class KafkaModel {
         return List.of(
                 topic(owner, names, MSG_ALL, "tbmq.msg.all", partitions, rf, Map.of()),
                 topic(owner, names, MSG_PERSISTED, "tbmq.msg.persisted", partitions, rf, Map.of()),
-                // Cluster state is compacted: the latest session of each client id is all that matters.
-                topic(owner, names, CLIENT_SESSION, "tbmq.client.session", 1, rf, Map.of("cleanup.policy", "compact")));
+                // Cluster state is compacted: the latest record per key (client id, MQTT topic, node) is all that matters.
+                topic(owner, names, CLIENT_SESSION, "tbmq.client.session", 1, rf, Map.of("cleanup.policy", "compact")),
+                topic(owner, names, RETAINED, "tbmq.retained.msg", 1, rf, Map.of("cleanup.policy", "compact")),
+                topic(owner, names, CLUSTER_NODES, "tbmq.cluster.nodes", 1, rf, Map.of("cleanup.policy", "compact")));
     }
 
-    /** Topics whose partitions follow the plan (the state topic keeps one). */
+    /**
+     * Topics whose partitions follow the plan (the state topics keep one). Each broker creates its
+     * own downlink topics, tbmq.msg.downlink.{basic,persisted}.&lt;pod&gt;, with the same replication.
+     */
     public static boolean scalesWithPlan(String suffix) {
         return MSG_ALL.equals(suffix) || MSG_PERSISTED.equals(suffix);
     }

@@ -48,9 +48,10 @@ class DesiredObjectsTest {
                 .containsEntry("default.replication.factor", 3);
         List<KafkaTopic> topics = KafkaModel.topics(c, plan, names, 12);
         assertThat(topics).extracting(t -> t.getSpec().getTopicName())
-                .containsExactly("tbmq.msg.all", "tbmq.msg.persisted", "tbmq.client.session");
+                .containsExactly("tbmq.msg.all", "tbmq.msg.persisted", "tbmq.client.session", "tbmq.retained.msg",
+                        "tbmq.cluster.nodes");
         assertThat(topics.get(0).getSpec().getPartitions()).isEqualTo(12);
-        assertThat(topics.get(2).getSpec().getConfig()).containsEntry("cleanup.policy", "compact");
+        assertThat(topics.subList(2, 5)).allSatisfy(t -> assertThat(t.getSpec().getConfig()).containsEntry("cleanup.policy", "compact"));
 
         StatefulSet redis = RedisModel.statefulSet(c, names, plan.redisMasters().value());
         assertThat(redis.getSpec().getReplicas()).isEqualTo(3);

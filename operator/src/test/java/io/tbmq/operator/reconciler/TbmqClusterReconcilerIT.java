@@ -69,7 +69,7 @@ class TbmqClusterReconcilerIT {
         assertThat(client.resources(Kafka.class).inNamespace(NS).withName("p2p-200k-kafka").get()).isNotNull();
         assertThat(client.resources(KafkaNodePool.class).inNamespace(NS).withName("p2p-200k-kafka-pool").get().getSpec()
                 .getReplicas()).isEqualTo(3);
-        assertThat(client.resources(KafkaTopic.class).inNamespace(NS).list().getItems()).hasSize(3);
+        assertThat(client.resources(KafkaTopic.class).inNamespace(NS).list().getItems()).hasSize(5);
         assertThat(client.apps().statefulSets().inNamespace(NS).withName("p2p-200k-redis").get().getSpec().getReplicas()).isEqualTo(3);
         StatefulSet brokers = client.apps().statefulSets().inNamespace(NS).withName("p2p-200k-broker").get();
         assertThat(brokers.getSpec().getReplicas()).isEqualTo(1);
