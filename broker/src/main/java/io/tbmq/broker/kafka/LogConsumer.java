@@ -9,6 +9,7 @@ import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -60,7 +61,8 @@ public final class LogConsumer implements Runnable {
 
     @Override
     public void run() {
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(properties)) {
+        KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(properties);
+        try {
             consumer = c;
             c.subscribe(List.of(topic), new ConsumerRebalanceListener() {
                 @Override
@@ -102,6 +104,11 @@ public final class LogConsumer implements Runnable {
         } catch (RuntimeException e) {
             LOG.errorf(e, "consumer of %s stopped", topic);
             throw e;
+        } finally {
+            // A node that stops on purpose leaves the group at once, so its partitions move now;
+            // otherwise static membership would keep them unassigned until the session timeout.
+            c.close(CloseOptions.groupMembershipOperation(running ? CloseOptions.GroupMembershipOperation.DEFAULT
+                    : CloseOptions.GroupMembershipOperation.LEAVE_GROUP).withTimeout(Duration.ofSeconds(5)));
         }
     }
 
