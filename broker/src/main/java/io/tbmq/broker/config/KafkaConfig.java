@@ -73,8 +73,12 @@ public interface KafkaConfig {
     @WithDefault("200ms")
     Duration consumerCommitInterval();
 
-    /** A consumer (a node) silent this long leaves its group and its partitions move to other nodes. */
-    @WithDefault("10s")
+    /**
+     * A consumer (a node) silent this long leaves its group and its partitions move to other
+     * nodes: the delivery pause after a node dies. 6 s is Kafka's smallest allowed by default
+     * (group.min.session.timeout.ms); a node that stops on purpose leaves at once.
+     */
+    @WithDefault("6s")
     Duration consumerSessionTimeout();
 
     /** Extra client properties for every Kafka client (security.protocol, sasl.*, ssl.*). */
