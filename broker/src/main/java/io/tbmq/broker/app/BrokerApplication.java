@@ -103,7 +103,8 @@ public class BrokerApplication {
         DeviceMessageStore devices = new DeviceMessageStore(redis, new RedisKeys(config.redis().slotGroups()),
                 config.persistence().deviceMessagesLimit());
         SessionStores stores = new SessionStores(devices, applications,
-                () -> config.persistence().refusePublishesWhileStoreDown() && !redis.reachable());
+                () -> config.persistence().refusePublishesWhileStoreDown() && !redis.reachable(),
+                config.persistence().reconnectRecheck());
         core = new BrokerCore(config.mqtt(), config.security(), metrics, stores, route -> messageLog);
         KafkaDestinations destinations = new KafkaDestinations(sender, topics, appTopics);
         core.router().destinations(destinations);

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.tbmq.broker.session.RemoteSessions;
+import io.tbmq.broker.session.Session;
 import io.tbmq.broker.session.SessionState;
 import io.tbmq.broker.subscription.SubscriptionTrie;
 import io.tbmq.broker.topic.TopicFilter;
@@ -57,8 +58,18 @@ public final class ClusterDirectory implements RemoteSessions {
     }
 
     @Override
-    public synchronized void claim(String clientId) {
-        remove(clientId);
+    public synchronized void claim(String clientId, Session holder) {
+        SessionState old = remote.remove(clientId);
+        if (old == null) {
+            return;
+        }
+        for (SessionState.Sub sub : old.subscriptions()) {
+            TopicFilter filter = Topics.parseFilter(sub.filter(), Integer.MAX_VALUE);
+            // The trie is keyed by client id: what the local session holds stays.
+            if (holder == null || !holder.subscriptions().containsKey(filter.key())) {
+                trie.unsubscribe(clientId, filter);
+            }
+        }
     }
 
     /** Sessions held by {@code node}. */

@@ -59,15 +59,16 @@ public final class OrphanAdoption {
 
     private void adopt(SessionState state) {
         long now = System.currentTimeMillis();
-        directory.claim(state.clientId());
         if (state.connected() && state.will() != null) {
             lost.lost(state);
         }
         if (state.persistent()) {
             SessionState adopted = state.adoptedBy(self, now);
             Session session = sessions.restore(adopted, now);
+            directory.claim(state.clientId(), session);
             sessions.journal().saved(session, adopted.disconnectedAtMillis());
         } else {
+            directory.claim(state.clientId(), null);
             sessions.journal().ended(state.clientId());
         }
     }

@@ -71,14 +71,16 @@ public final class SessionFeed implements CompactedTail.Handler {
             sessions.journal().saved(local, 0);
             return;
         }
-        if (local != null && !sessions.movedAway(state, node)) {
+        if (local != null && !sessions.movedAway(state, node, () -> directory.apply(state))) {
             // A late write of a node that lost this client: ours is the truth; write it again.
             BAD.info("stale session record of %s from %s (version %d <= %d); re-announcing", clientId, state.node(),
                     state.version(), local.version());
             sessions.journal().saved(local, local.isConnected() ? 0 : System.currentTimeMillis());
             return;
         }
-        directory.apply(state);
+        if (local == null) {
+            directory.apply(state);
+        }
     }
 
     @Override

@@ -30,6 +30,15 @@ public interface PersistenceConfig {
     @WithDefault("true")
     boolean refusePublishesWhileStoreDown();
 
+    /**
+     * After a DEVICE session reconnects, look at its Redis queue once more after this long (0:
+     * never). In a cluster, a node that has not yet read the client's new session record stores
+     * the client's messages without sending them; this finds them without waiting for the next
+     * message or reconnect.
+     */
+    @WithDefault("3s")
+    Duration reconnectRecheck();
+
     /** Retention of each APPLICATION client's topic (its offline backlog). */
     @WithDefault("7d")
     Duration applicationTopicRetention();

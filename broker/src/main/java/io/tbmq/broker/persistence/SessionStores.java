@@ -1,5 +1,6 @@
 package io.tbmq.broker.persistence;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 
@@ -13,10 +14,11 @@ import io.tbmq.broker.session.Session;
  * Interval above zero (or clean session = false in v3) is persistent, in Redis for DEVICE clients
  * and in its own Kafka topic for APPLICATION clients. Either store may be absent (unit tests).
  */
-public record SessionStores(DeviceMessageStore devices, ApplicationSessions applications, BooleanSupplier deviceStoreDown) {
+public record SessionStores(DeviceMessageStore devices, ApplicationSessions applications, BooleanSupplier deviceStoreDown,
+        Duration reconnectRecheck) {
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
 
-    public static final SessionStores NONE = new SessionStores(null, null, () -> false);
+    public static final SessionStores NONE = new SessionStores(null, null, () -> false, Duration.ZERO);
 
     public Persistence kindFor(ClientType type, long expiryIntervalSeconds) {
         if (expiryIntervalSeconds == 0) {

@@ -46,20 +46,33 @@ public final class StoreHooks implements Session.StoreHooks {
 
     @Override
     public void missed(Session session) {
-        if (devices == null) {
-            return;
+        if (devices != null) {
+            GAPS.info("stored messages of %s arrived past a gap; filling it from Redis", session.clientId());
+            fill(session);
         }
-        GAPS.info("stored messages of %s arrived past a gap; filling it from Redis", session.clientId());
+    }
+
+    @Override
+    public void recheck(Session session) {
+        if (devices != null) {
+            fill(session);
+        }
+    }
+
+    private void fill(Session session) {
         devices.load(session.clientId()).whenComplete((loaded, error) -> {
             if (error == null) {
                 LoadedMessages stored = LoadedMessages.of(session.clientId(), loaded, session.dupThreshold(loaded.deliveredScore()));
                 // Released ones are in flight already (their PUBREC came on this connection).
-                session.catchUp(stored.messages(), stored.lastScore());
+                int found = session.catchUp(stored.messages(), stored.lastScore());
+                if (found > 0) {
+                    GAPS.info("%d stored messages of %s found in Redis above what it was sent; sending them", found, session.clientId());
+                }
             } else if (session.catchingUp() && session.isConnected()) {
                 FAILED.info("catching up %s from Redis failed, retrying: %s", session.clientId(), error.getMessage());
                 CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS).execute(() -> {
                     if (session.catchingUp()) {
-                        missed(session);
+                        fill(session);
                     }
                 });
             } else {

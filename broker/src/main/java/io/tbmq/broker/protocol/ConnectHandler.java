@@ -192,12 +192,9 @@ final class ConnectHandler {
                     new IdleStateHandler(keepAlive * 1500L, 0, 0, TimeUnit.MILLISECONDS));
         }
         broker.sessions().journal().saved(session, 0);
-        if (session.everDevice() && broker.stores().devices() != null) {
-            restoreFromStore(c, session);
-        } else {
-            session.resume(c);
-        }
-        if (session.persistence() == Persistence.APPLICATION) {
+        boolean attached = session.everDevice() && broker.stores().devices() != null ? restoreFromStore(c, session)
+                : session.resume(c);
+        if (attached && session.persistence() == Persistence.APPLICATION) {
             broker.stores().applications().attach(session, c);
         }
         c.flush();
@@ -206,24 +203,37 @@ final class ConnectHandler {
     }
 
     /** A DEVICE session resumes from Redis: PUBREL for released messages, then every stored message in order. */
-    private static void restoreFromStore(Connection c, Session session) {
+    private static boolean restoreFromStore(Connection c, Session session) {
         DeviceMessageStore store = c.broker().stores().devices();
-        session.beginLoading();
-        session.attach(c);
+        if (!session.beginLoading(c)) {
+            // Another connection took the session over while this one was connecting.
+            return false;
+        }
         store.load(session.clientId()).whenComplete((loaded, error) -> c.channel().eventLoop().execute(() -> {
             if (error != null) {
                 LOG.warnf("stored messages of %s not loaded: %s", session.clientId(), error.getMessage());
-                session.abandonLoading();
+                session.abandonLoading(c);
                 session.resume(c);
                 return;
             }
             LoadedMessages stored = LoadedMessages.of(session.clientId(), loaded, session.dupThreshold(loaded.deliveredScore()));
-            session.restore(stored.released(), stored.messages(), stored.lastScore());
-            session.resume(c);
-            if (stored.highestScore() > 0) {
-                store.delivered(session.clientId(), stored.highestScore());
+            // A connection that closed or was replaced while the store loaded gets nothing: its
+            // successor loads for itself.
+            if (session.restore(c, stored.released(), stored.messages(), stored.lastScore()) && session.resume(c)) {
+                if (stored.highestScore() > 0) {
+                    store.delivered(session.clientId(), stored.highestScore());
+                }
+                recheckLater(c, session);
             }
         }));
+        return true;
+    }
+
+    private static void recheckLater(Connection c, Session session) {
+        long delay = c.broker().stores().reconnectRecheck().toMillis();
+        if (delay > 0) {
+            c.broker().timers().schedule(() -> session.recheckStore(c), delay, TimeUnit.MILLISECONDS);
+        }
     }
 
     private static MqttProperties connAckProperties(MqttConfig cfg, String clientId, boolean assigned, long requestedExpiry,

@@ -10,8 +10,11 @@ public interface RemoteSessions {
     /** The session another node holds for this client, or null. */
     SessionState find(String clientId);
 
-    /** This node now holds the client's session: forget the remote record (and its subscriptions). */
-    void claim(String clientId);
+    /**
+     * This node now holds the client's session: forget the remote record and, from the trie, the
+     * subscriptions {@code holder} (the session held here now, or null) does not have too.
+     */
+    void claim(String clientId, Session holder);
 
     default boolean isConnected(String clientId) {
         SessionState s = find(clientId);
@@ -26,7 +29,7 @@ public interface RemoteSessions {
         }
 
         @Override
-        public void claim(String clientId) {
+        public void claim(String clientId, Session holder) {
         }
     };
 }

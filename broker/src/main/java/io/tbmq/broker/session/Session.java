@@ -32,7 +32,14 @@ public final class Session {
     private final InflightWindow inflight = new InflightWindow();
     private final Set<Integer> inboundQos2 = new HashSet<>();
     private final DropCounter drops;
+    /** The connection messages are written to; null while offline or while its CONNECT is still finishing. */
     private volatile DeliverySink sink;
+    /**
+     * The connection that opened this session last, attached or still finishing its CONNECT
+     * (loading the store, say). Only it may attach: a slower connection that was replaced or
+     * closed meanwhile must not take the session back when its asynchronous steps complete.
+     */
+    private DeliverySink owner;
     private volatile Acl deliveryAcl;
     private volatile Persistence persistence = Persistence.MEMORY;
     private volatile boolean everDevice;
@@ -79,6 +86,12 @@ public final class Session {
 
         /** PUBREC: only PUBREL is owed now. */
         void released(Session session, int packetId, long score);
+
+        /**
+         * Some time after a reconnect: load the store and call {@link #catchUp}, in case a node
+         * that still took the client for offline stored messages without sending them.
+         */
+        void recheck(Session session);
 
         /**
          * A DEVICE store message arrived past a gap (an earlier one was stored but never handed
@@ -146,8 +159,22 @@ public final class Session {
         return sink != null;
     }
 
-    DeliverySink currentSink() {
-        return sink;
+    /** The connection this session belongs to (see {@link #claim}), attached or not yet. */
+    synchronized DeliverySink owner() {
+        return owner;
+    }
+
+    /**
+     * {@code connection} opened this session: it is the only one that may attach from now on,
+     * and the previous connection stops receiving. Returns that previous connection, if another.
+     */
+    synchronized DeliverySink claim(DeliverySink connection) {
+        DeliverySink previous = owner;
+        owner = connection;
+        if (sink != connection) {
+            sink = null;
+        }
+        return previous == connection ? null : previous;
     }
 
     public Map<String, SubscriptionEntry> subscriptions() {
@@ -219,16 +246,18 @@ public final class Session {
      * session already has are queued in order, then what arrived meanwhile. Nothing in flight is
      * touched.
      */
-    public void catchUp(List<OutboundMessage> stored, long storeLastScore) {
+    public int catchUp(List<OutboundMessage> stored, long storeLastScore) {
         DeliverySink target;
+        int found = 0;
         synchronized (this) {
             if (arrivedWhileLoading == null || reconnectLoading) {
-                return;
+                return 0;
             }
             for (OutboundMessage m : stored) {
                 if (m.score() > lastScore) {
                     queue.add(m);
                     lastScore = m.score();
+                    found++;
                 }
             }
             lastScore = Math.max(lastScore, storeLastScore);
@@ -244,6 +273,23 @@ public final class Session {
         if (target != null) {
             target.scheduleDrain();
         }
+        return found;
+    }
+
+    /**
+     * Looks at the store again while {@code target} is attached (see {@link StoreHooks#recheck}):
+     * what it holds above this session's last score is queued as after a gap.
+     */
+    public void recheckStore(DeliverySink target) {
+        StoreHooks hooks;
+        synchronized (this) {
+            if (sink != target || arrivedWhileLoading != null || storeHooks == null || persistence != Persistence.DEVICE) {
+                return;
+            }
+            arrivedWhileLoading = new java.util.ArrayList<>();
+            hooks = storeHooks;
+        }
+        hooks.recheck(this);
     }
 
     /** Whether stored messages are held for a catch-up load (not a reconnect's). */
@@ -416,10 +462,15 @@ public final class Session {
     }
 
     /**
-     * A reconnect began loading the DEVICE store. What memory held of stored messages is dropped
-     * (the store is the truth, memory may predate a crash); store messages arriving meanwhile wait.
+     * A reconnect attaches {@code target} and begins loading the DEVICE store. What memory held of
+     * stored messages is dropped (the store is the truth, memory may predate a crash); store
+     * messages arriving meanwhile wait. Returns false, doing nothing, if {@code target} no longer
+     * owns the session.
      */
-    public synchronized void beginLoading() {
+    public synchronized boolean beginLoading(DeliverySink target) {
+        if (!attach(target)) {
+            return false;
+        }
         reconnectLoading = true;
         if (arrivedWhileLoading == null) {
             arrivedWhileLoading = new java.util.ArrayList<>();
@@ -431,6 +482,7 @@ public final class Session {
             }
         }
         lastScore = 0;
+        return true;
     }
 
     public void restoredAfterRestart() {
@@ -474,7 +526,12 @@ public final class Session {
      * from before a crash): {@code released} ids owe a PUBREL, {@code stored} are queued in order,
      * then whatever arrived while loading and is newer.
      */
-    public synchronized void restore(int[] released, List<OutboundMessage> stored, long storeLastScore) {
+    public synchronized boolean restore(DeliverySink target, int[] released, List<OutboundMessage> stored, long storeLastScore) {
+        if (sink != target) {
+            // The loading connection closed or was replaced: the store keeps everything for the next one.
+            abandonLoading(target);
+            return false;
+        }
         inflight.clear();
         queue.removeIf(OutboundMessage::stored);
         for (int packetId : released) {
@@ -501,10 +558,17 @@ public final class Session {
             arrivedWhileLoading = null;
         }
         reconnectLoading = false;
+        return true;
     }
 
-    /** Loading failed (store unreachable): nothing is restored; the stored messages wait for the next connect. */
-    public synchronized void abandonLoading() {
+    /**
+     * Loading for {@code target} failed or is no longer wanted: nothing is restored; the stored
+     * messages wait for the next connect. A newer connection's loading is left alone.
+     */
+    public synchronized void abandonLoading(DeliverySink target) {
+        if (owner != null && owner != target) {
+            return;
+        }
         arrivedWhileLoading = null;
         reconnectLoading = false;
     }
@@ -532,13 +596,16 @@ public final class Session {
     // ---- connection lifecycle ----------------------------------------------------------------
 
     /**
-     * Attaches a new connection and re-sends what was in flight: PUBLISH with DUP for
-     * unacknowledged messages, PUBREL for released ones [MQTT-4.4.0-1], then the queue.
+     * Attaches the owning connection and re-sends what was in flight: PUBLISH with DUP for
+     * unacknowledged messages, PUBREL for released ones [MQTT-4.4.0-1], then the queue. Returns
+     * false, sending nothing, if {@code target} no longer owns the session.
      */
-    public void resume(DeliverySink target) {
+    public boolean resume(DeliverySink target) {
         List<InflightWindow.Entry> resend;
         synchronized (this) {
-            attach(target);
+            if (!attach(target)) {
+                return false;
+            }
             resend = inflight.snapshot();
         }
         for (InflightWindow.Entry f : resend) {
@@ -552,22 +619,28 @@ public final class Session {
             target.flush();
         }
         drain(target);
+        return true;
     }
 
-    /** Makes {@code target} the session's connection without sending anything yet. */
-    public synchronized void attach(DeliverySink target) {
+    /** Makes {@code target} the connection messages are written to, if it owns the session. */
+    private boolean attach(DeliverySink target) {
+        if (owner != target || ended) {
+            return false;
+        }
         sink = target;
         if (expiryTimer != null) {
             expiryTimer.cancel(false);
             expiryTimer = null;
         }
+        return true;
     }
 
-    /** Detaches the connection if it is still the current one; returns whether it was. */
+    /** The connection closed: if it owned the session, the session is offline now. Returns whether it did. */
     public synchronized boolean detach(DeliverySink target) {
-        if (sink != target) {
+        if (owner != target) {
             return false;
         }
+        owner = null;
         sink = null;
         return true;
     }

@@ -109,9 +109,9 @@ public final class SessionRegistry {
         try {
             Session existing = sessions.get(clientId);
             if (existing != null) {
-                DeliverySink previous = existing.currentSink();
-                if (previous != null && previous != newSink) {
-                    existing.detach(previous);
+                // The previous connection (attached, or still finishing its own CONNECT) is taken over.
+                DeliverySink previous = existing.claim(newSink);
+                if (previous != null) {
                     previous.takenOver(cleanStart);
                 }
                 if (!cleanStart && !existing.isEnded()) {
@@ -121,27 +121,34 @@ public final class SessionRegistry {
                     return new Opened(existing, true, DONE);
                 }
                 CompletableFuture<Void> ended = endLocked(existing);
-                return new Opened(create(clientId, expiryIntervalSeconds, existing.version() + CONNECT_STEP), false, ended);
+                return opened(create(clientId, expiryIntervalSeconds, existing.version() + CONNECT_STEP), newSink, false, ended);
             }
             SessionState elsewhere = remote.find(clientId);
             if (elsewhere == null) {
-                return new Opened(create(clientId, expiryIntervalSeconds, 1), false, DONE);
+                return opened(create(clientId, expiryIntervalSeconds, 1), newSink, false, DONE);
             }
             // The client was last on another node: that node lets go when it reads our record.
-            remote.claim(clientId);
             if (!cleanStart && elsewhere.persistent()) {
+                // Held here before the remote record goes: a message routed meanwhile finds one or the other.
                 Session moved = adopt(elsewhere);
                 moved.expiryIntervalSeconds(expiryIntervalSeconds);
                 moved.version(elsewhere.version() + CONNECT_STEP);
-                return new Opened(moved, true, DONE);
+                remote.claim(clientId, moved);
+                return opened(moved, newSink, true, DONE);
             }
+            remote.claim(clientId, null);
             Session replaced = ghost(elsewhere);
             replaced.end();
             CompletableFuture<Void> ended = listener.sessionEnded(replaced);
-            return new Opened(create(clientId, expiryIntervalSeconds, elsewhere.version() + CONNECT_STEP), false, ended);
+            return opened(create(clientId, expiryIntervalSeconds, elsewhere.version() + CONNECT_STEP), newSink, false, ended);
         } finally {
             lock.unlock();
         }
+    }
+
+    private static Opened opened(Session session, DeliverySink owner, boolean present, CompletableFuture<Void> previousEnded) {
+        session.claim(owner);
+        return new Opened(session, present, previousEnded);
     }
 
     /** A session another node held, recreated here with its identity and subscriptions. */
@@ -170,10 +177,11 @@ public final class SessionRegistry {
     /**
      * Another node wrote a newer record of a client this node holds: the client connected there.
      * Its connection here (if any) is told DISCONNECT 0x8E; the session leaves this node without
-     * ending (its stored messages, subscriptions and Will belong to the new holder). Returns
-     * whether a session was let go.
+     * ending (its stored messages, subscriptions and Will belong to the new holder). {@code
+     * handOver} records the new holder (and its subscriptions) first, so a message routed
+     * meanwhile finds the client here or there, never nowhere. Returns whether a session was let go.
      */
-    public boolean movedAway(SessionState newer, String thisNode) {
+    public boolean movedAway(SessionState newer, String thisNode, Runnable handOver) {
         ReentrantLock lock = lock(newer.clientId());
         lock.lock();
         try {
@@ -181,16 +189,23 @@ public final class SessionRegistry {
             if (local == null || !newer.supersedes(local.version(), thisNode)) {
                 return false;
             }
+            handOver.run();
             sessions.remove(local.clientId(), local);
-            for (Session.SubscriptionEntry entry : local.subscriptions().values()) {
-                trie.unsubscribe(local.clientId(), entry.filter());
+            java.util.Set<String> kept = new java.util.HashSet<>();
+            for (SessionState.Sub sub : newer.subscriptions()) {
+                kept.add(io.tbmq.broker.topic.Topics.parseFilter(sub.filter(), Integer.MAX_VALUE).key());
             }
-            DeliverySink sink = local.currentSink();
+            for (Session.SubscriptionEntry entry : local.subscriptions().values()) {
+                if (!kept.contains(entry.filter().key())) {
+                    trie.unsubscribe(local.clientId(), entry.filter());
+                }
+            }
+            DeliverySink connection = local.owner();
             local.expiryTimer(null);
             local.end();
-            if (sink != null) {
-                local.detach(sink);
-                sink.takenOver(newer.epoch() != local.epoch());
+            if (connection != null) {
+                local.detach(connection);
+                connection.takenOver(newer.epoch() != local.epoch());
             }
             listener.sessionMoved(local.clientId());
             return true;

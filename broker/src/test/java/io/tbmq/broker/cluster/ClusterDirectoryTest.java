@@ -61,7 +61,7 @@ class ClusterDirectoryTest {
         directory.remove("c1");
         assertThat(matching("a/1")).isEmpty();
         directory.apply(state("node-b", 2, "a/#"));
-        directory.claim("c1");
+        directory.claim("c1", null);
         assertThat(directory.find("c1")).isNull();
         assertThat(trie.size()).isZero();
     }
@@ -72,5 +72,18 @@ class ClusterDirectoryTest {
         assertThat(directory.nodes()).containsEntry("node-b", 1);
         assertThat(directory.heldBy("node-b")).hasSize(1);
         assertThat(directory.heldBy("node-c")).isEmpty();
+    }
+
+    @Test
+    void aClaimKeepsWhatTheLocalSessionSubscribedInTheTrie() {
+        directory.apply(state("node-b", 1, "a/#", "b/#"));
+        io.tbmq.broker.session.Session local = new io.tbmq.broker.session.Session("c1", 60, 10, false, (c, r) -> { });
+        io.tbmq.broker.topic.TopicFilter a = io.tbmq.broker.topic.Topics.parseFilter("a/#", 10);
+        local.subscriptions().put(a.key(), new io.tbmq.broker.session.Session.SubscriptionEntry(a,
+                new SubscriptionOptions(1, false, false, 0, 0)));
+        directory.claim("c1", local);
+        assertThat(directory.find("c1")).isNull();
+        assertThat(matching("a/1")).as("held here now").containsExactly("c1");
+        assertThat(matching("b/1")).as("only the remote record had it").isEmpty();
     }
 }

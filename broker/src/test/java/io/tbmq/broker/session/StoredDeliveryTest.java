@@ -19,6 +19,7 @@ class StoredDeliveryTest {
     private final List<Integer> written = new ArrayList<>();
     private final List<Boolean> dups = new ArrayList<>();
     private int missed;
+    private int rechecked;
     private Session session;
     private final DeliverySink sink = new DeliverySink() {
         @Override
@@ -73,7 +74,13 @@ class StoredDeliveryTest {
             public void missed(Session s) {
                 missed++;
             }
+
+            @Override
+            public void recheck(Session s) {
+                rechecked++;
+            }
         });
+        session.claim(sink);
         session.resume(sink);
     }
 
@@ -113,18 +120,36 @@ class StoredDeliveryTest {
     void aReconnectLoadTakesOverFromACatchUp() {
         session.offer(stored(1));
         session.offer(stored(3));
-        session.beginLoading();
+        session.beginLoading(sink);
         session.catchUp(List.of(stored(2), stored(3)), 3);
         assertThat(written).as("the reconnect's restore decides, not the catch-up").containsExactly(1);
-        session.restore(new int[0], List.of(stored(2), stored(3)), 3);
+        session.restore(sink, new int[0], List.of(stored(2), stored(3)), 3);
         session.drain(sink);
         assertThat(written).containsExactly(1, 2, 3);
     }
 
     @Test
+    void aRecheckAfterAReconnectSendsWhatTheStoreKeptWithoutSending() {
+        session.offer(stored(1));
+        // Another node stored 2 and 3 while it still took the client for offline: nothing pushed them here.
+        session.recheckStore(sink);
+        assertThat(rechecked).isEqualTo(1);
+        assertThat(session.catchUp(List.of(stored(2), stored(3)), 3)).isEqualTo(2);
+        session.offer(stored(4));
+        assertThat(written).containsExactly(1, 2, 3, 4);
+    }
+
+    @Test
+    void aRecheckForAConnectionThatIsGoneDoesNothing() {
+        session.detach(sink);
+        session.recheckStore(sink);
+        assertThat(rechecked).isZero();
+    }
+
+    @Test
     void afterARestoreTheStoresLastScoreIsTheBaseline() {
-        session.beginLoading();
-        session.restore(new int[0], List.of(), 41);
+        session.beginLoading(sink);
+        session.restore(sink, new int[0], List.of(), 41);
         session.offer(stored(42));
         assertThat(written).containsExactly(42);
         assertThat(missed).isZero();
