@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.tbmq.broker.session.RemoteSessions;
@@ -22,6 +23,8 @@ import io.tbmq.broker.topic.Topics;
 public final class ClusterDirectory implements RemoteSessions {
     private final SubscriptionTrie trie;
     private final ConcurrentHashMap<String, SessionState> remote = new ConcurrentHashMap<>();
+    /** Client ids by holding node: the caretaker looks up a dead node's clients without scanning all. */
+    private final ConcurrentHashMap<String, Set<String>> byNode = new ConcurrentHashMap<>();
 
     public ClusterDirectory(SubscriptionTrie trie) {
         this.trie = trie;
@@ -45,6 +48,7 @@ public final class ClusterDirectory implements RemoteSessions {
             return false;
         }
         remote.put(state.clientId(), state);
+        index(old, state);
         replaceSubscriptions(state.clientId(), old, state);
         return true;
     }
@@ -53,6 +57,7 @@ public final class ClusterDirectory implements RemoteSessions {
     public synchronized void remove(String clientId) {
         SessionState old = remote.remove(clientId);
         if (old != null) {
+            index(old, null);
             replaceSubscriptions(clientId, old, null);
         }
     }
@@ -63,6 +68,7 @@ public final class ClusterDirectory implements RemoteSessions {
         if (old == null) {
             return;
         }
+        index(old, null);
         for (SessionState.Sub sub : old.subscriptions()) {
             TopicFilter filter = Topics.parseFilter(sub.filter(), Integer.MAX_VALUE);
             // The trie is keyed by client id: what the local session holds stays.
@@ -73,10 +79,11 @@ public final class ClusterDirectory implements RemoteSessions {
     }
 
     /** Sessions held by {@code node}. */
-    public List<SessionState> heldBy(String node) {
+    public synchronized List<SessionState> heldBy(String node) {
         List<SessionState> out = new ArrayList<>();
-        for (SessionState s : remote.values()) {
-            if (s.node().equals(node)) {
+        for (String clientId : byNode.getOrDefault(node, Set.of())) {
+            SessionState s = remote.get(clientId);
+            if (s != null) {
                 out.add(s);
             }
         }
@@ -86,10 +93,23 @@ public final class ClusterDirectory implements RemoteSessions {
     /** Every node that holds at least one session, with how many. */
     public Map<String, Integer> nodes() {
         Map<String, Integer> out = new HashMap<>();
-        for (SessionState s : remote.values()) {
-            out.merge(s.node(), 1, Integer::sum);
-        }
+        byNode.forEach((node, clients) -> out.put(node, clients.size()));
         return out;
+    }
+
+    private void index(SessionState old, SessionState now) {
+        if (old != null && (now == null || !old.node().equals(now.node()))) {
+            Set<String> clients = byNode.get(old.node());
+            if (clients != null) {
+                clients.remove(old.clientId());
+                if (clients.isEmpty()) {
+                    byNode.remove(old.node());
+                }
+            }
+        }
+        if (now != null) {
+            byNode.computeIfAbsent(now.node(), n -> ConcurrentHashMap.newKeySet()).add(now.clientId());
+        }
     }
 
     public int size() {

@@ -72,6 +72,13 @@ class ClusterDirectoryTest {
         assertThat(directory.nodes()).containsEntry("node-b", 1);
         assertThat(directory.heldBy("node-b")).hasSize(1);
         assertThat(directory.heldBy("node-c")).isEmpty();
+
+        directory.apply(state("node-c", 2));
+        assertThat(directory.nodes()).as("the client moved").containsOnlyKeys("node-c");
+        assertThat(directory.heldBy("node-b")).isEmpty();
+        assertThat(directory.heldBy("node-c")).extracting(SessionState::version).containsExactly(2L);
+        directory.remove("c1");
+        assertThat(directory.nodes()).isEmpty();
     }
 
     @Test

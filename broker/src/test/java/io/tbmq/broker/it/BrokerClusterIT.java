@@ -180,6 +180,51 @@ class BrokerClusterIT {
         watcher.disconnect();
     }
 
+    @Test
+    @Order(6)
+    void aDrainingNodeSendsItsClientsToTheServerReferenceWithTheirSessions() throws Exception {
+        Map<String, String> config = new java.util.HashMap<>(CLUSTER);
+        String reference = "127.0.0.1:" + a.mqttPort();
+        config.put("tbmq.shutdown.server-reference", reference);
+        BrokerNode d = it.startBroker("node-d", config);
+        CompletableFuture<Mqtt5DisconnectException> told = new CompletableFuture<>();
+        Mqtt5BlockingClient device = Clients.v5(d, "drained").addDisconnectedListener(ctx -> {
+            if (ctx.getCause() instanceof Mqtt5DisconnectException e) {
+                told.complete(e);
+            }
+        }).buildBlocking();
+        connectPersistent(device);
+        device.subscribeWith().topicFilter("drain/in").qos(MqttQos.AT_LEAST_ONCE).send();
+        d.stop(java.time.Duration.ofSeconds(30));
+
+        Mqtt5DisconnectException e = told.get(10, TimeUnit.SECONDS);
+        assertThat(e.getMqttMessage().getReasonCode())
+                .isEqualTo(com.hivemq.client.mqtt.mqtt5.message.disconnect.Mqtt5DisconnectReasonCode.USE_ANOTHER_SERVER);
+        assertThat(e.getMqttMessage().getServerReference().map(Object::toString)).contains(reference);
+        assertThat(d.process().exitCode()).as("clean exit on SIGTERM").isIn(0, 143);
+
+        // Messages published while the device moves wait in its session; it finds them at the reference.
+        Mqtt5BlockingClient pub = Clients.alice5(b, "drain-pub");
+        for (int i = 0; i < 5; i++) {
+            pub.publishWith().topic("drain/in").qos(MqttQos.AT_LEAST_ONCE).payload(("d" + i).getBytes()).send();
+        }
+        int port = Integer.parseInt(e.getMqttMessage().getServerReference().orElseThrow().toString().split(":")[1]);
+        Mqtt5BlockingClient moved = com.hivemq.client.mqtt.MqttClient.builder().useMqttVersion5().identifier("drained")
+                .serverHost("127.0.0.1").serverPort(port).buildBlocking();
+        try (Mqtt5BlockingClient.Mqtt5Publishes in = moved.publishes(com.hivemq.client.mqtt.MqttGlobalPublishFilter.ALL)) {
+            assertThat(connectPersistent(moved).isSessionPresent()).as("the session outlived its node").isTrue();
+            List<String> got = new ArrayList<>();
+            while (got.size() < 5) {
+                Optional<Mqtt5Publish> p = in.receive(10, TimeUnit.SECONDS);
+                assertThat(p).as("after %s", got).isPresent();
+                got.add(Clients.text(p.get().getPayloadAsBytes()));
+            }
+            assertThat(got).containsExactly("d0", "d1", "d2", "d3", "d4");
+        }
+        moved.disconnect();
+        pub.disconnect();
+    }
+
     private static Mqtt5ConnAck connectPersistent(Mqtt5BlockingClient client) {
         return client.connectWith().cleanStart(false).sessionExpiryInterval(600).simpleAuth().username("alice")
                 .password(ItStack.PASSWORD.getBytes(StandardCharsets.UTF_8)).applySimpleAuth().send();

@@ -10,7 +10,6 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 import io.tbmq.localstack.BrokerNode;
 
@@ -20,8 +19,6 @@ import io.tbmq.localstack.BrokerNode;
  * PUBACKed message was delivered, in order per pair, duplicates only with DUP. The longest pause
  * in delivery is printed (docs/reliability figures).
  */
-@EnabledIfSystemProperty(named = "tbmq.chaos", matches = "true",
-        disabledReason = "make chaos: one rolling-restart run lost 1 acknowledged message in CI; kept out of make test until fixed")
 class ClusterFaultsIT {
     private static final Map<String, String> CLUSTER = Map.of("tbmq.cluster.node-timeout", "5s",
             "tbmq.cluster.heartbeat-interval", "1s", "tbmq.kafka.msg-all-partitions", "6",

@@ -33,6 +33,8 @@ final class ContinuousPair {
     private volatile int duplicates;
     private volatile int duplicatesWithoutDup;
     private volatile long longestPauseMillis;
+    /** When the longest pause began, to find it in the brokers' logs. */
+    private volatile java.time.Instant longestPauseFrom;
     private Thread publisher;
     private Thread subscriber;
 
@@ -110,8 +112,9 @@ final class ContinuousPair {
                 }
                 int seq = Integer.parseInt(r.payload());
                 long now = System.currentTimeMillis();
-                if (last != 0) {
-                    longestPauseMillis = Math.max(longestPauseMillis, now - last);
+                if (last != 0 && now - last > longestPauseMillis) {
+                    longestPauseMillis = now - last;
+                    longestPauseFrom = java.time.Instant.ofEpochMilli(last);
                 }
                 last = now;
                 synchronized (received) {
@@ -171,6 +174,7 @@ final class ContinuousPair {
         }
         subscribing = false;
         subscriber.join(15_000);
+        System.out.printf("%s: longest pause %d ms from %s%n", name, longestPauseMillis, longestPauseFrom);
         return new Result(acked.cardinality(), lost(), duplicates, duplicatesWithoutDup, reordered(), longestPauseMillis);
     }
 
