@@ -5,9 +5,12 @@ SHELL := /bin/bash
 ENV := source scripts/env.sh &&
 MVN := ./mvnw -B --no-transfer-progress
 NODES ?= 1
+FUZZ_SECONDS ?= 300
+# The short fuzzing pass every make test (and so CI) ends with.
+FUZZ_CI_SECONDS ?= 60
 RUN_ARGS ?=
 
-.PHONY: help deps build run test test-fast chaos bench bench-operator manifests bundle deploy undeploy images passwd clean
+.PHONY: help deps build run test test-fast fuzz chaos bench bench-operator manifests bundle deploy undeploy images passwd clean
 
 help: ## this list
 	@grep -E '^[a-z-]+:.*## ' Makefile | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -22,11 +25,15 @@ run: build ## start Kafka, Redis and the broker on 1883 and print how to connect
 	@$(ENV) java -cp "local-stack/target/classes:$$(cat local-stack/target/launcher.classpath)" \
 		io.tbmq.localstack.LocalStackMain --dir .run --nodes $(NODES) $(RUN_ARGS)
 
-test: deps ## everything CI runs: unit (*Test), integration (*IT) and end-to-end (*E2E) tests
+test: deps ## everything CI runs: unit (*Test), integration (*IT) and end-to-end (*E2E) tests, then a short fuzzing pass
 	@$(ENV) $(MVN) install
+	@$(ENV) scripts/fuzz.sh $(FUZZ_CI_SECONDS)
 
 test-fast: ## unit tests only (*Test), no servers
 	@$(ENV) $(MVN) -DskipITs install
+
+fuzz: build ## coverage-guided fuzzing of the decoder and packet handlers for FUZZ_SECONDS (default 300)
+	@$(ENV) scripts/fuzz.sh $(FUZZ_SECONDS)
 
 chaos: deps ## fault suites with continuous clients (kill -9 and rolling restart of a 3-node cluster); figures in docs/benchmarks.md
 	@$(ENV) $(MVN) -q -pl local-stack -am install -DskipTests

@@ -31,6 +31,7 @@ public final class BrokerMetrics {
     private final ConcurrentHashMap<String, Counter> drops = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Counter> violations = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Counter> refusedConnects = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Counter> internalErrors = new ConcurrentHashMap<>();
 
     public BrokerMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -125,5 +126,12 @@ public final class BrokerMetrics {
         String code = String.format("0x%02X", reasonCode);
         refusedConnects.computeIfAbsent(code, c -> Counter.builder("tbmq.connects.refused").tag("reason", c)
                 .description("CONNECTs answered with an error").register(registry)).increment();
+    }
+
+    /** A connection closed after an unexpected exception (not I/O): each one is a bug to report. */
+    public void internalError(Throwable cause) {
+        internalErrors.computeIfAbsent(cause.getClass().getSimpleName(), c -> Counter.builder("tbmq.connections.errors")
+                .tag("exception", c).description("connections closed after an unexpected exception (a bug)")
+                .register(registry)).increment();
     }
 }

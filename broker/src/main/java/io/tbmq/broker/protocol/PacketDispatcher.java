@@ -157,6 +157,7 @@ public final class PacketDispatcher extends ChannelInboundHandlerAdapter {
         if (cause instanceof IOException) {
             LOG.debugf("connection error %s: %s", ctx.channel().remoteAddress(), cause.getMessage());
         } else {
+            broker.metrics().internalError(cause);
             ERRORS.info("closing %s after %s: %s", ctx.channel().remoteAddress(), cause.getClass().getSimpleName(),
                     cause.getMessage());
         }

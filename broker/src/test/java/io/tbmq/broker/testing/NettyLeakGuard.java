@@ -41,6 +41,17 @@ public final class NettyLeakGuard implements AfterAllCallback {
         });
     }
 
+    /** Installs the recording detector (class initialisation does it); for fuzzers outside JUnit. */
+    public static void install() {
+    }
+
+    /** Leaks reported since the last call, emptied. */
+    public static List<String> drainLeaks() {
+        List<String> copy = List.copyOf(LEAKS);
+        LEAKS.removeAll(copy);
+        return copy;
+    }
+
     @Override
     public void afterAll(ExtensionContext context) throws InterruptedException {
         // Leaks are reported when a collected buffer's reference is polled, which happens on allocation.
