@@ -11,11 +11,12 @@ OUT=target/fuzz
 [ -f target/test.classpath ] && [ -d target/test-classes ] || { echo "fuzz: build the broker first (make build)" >&2; exit 2; }
 CP="target/test-classes:target/classes:$(cat target/test.classpath)"
 mkdir -p "$OUT/corpus" "$OUT/seeds"
-java -cp "$CP" io.tbmq.broker.fuzz.FuzzSeeds "$OUT/seeds"
+JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+"$JAVA" -cp "$CP" io.tbmq.broker.fuzz.FuzzSeeds "$OUT/seeds"
 LOG="$OUT/fuzz.log"
 echo "fuzz: ${SECONDS_TO_RUN}s of PacketFuzzer; libFuzzer log in broker/$LOG"
 set +e
-java -XX:+EnableDynamicAgentLoading --enable-native-access=ALL-UNNAMED -Xmx2g \
+"$JAVA" -XX:+EnableDynamicAgentLoading --enable-native-access=ALL-UNNAMED -Xmx2g \
     -Dorg.jboss.logging.provider=slf4j -Dio.netty.leakDetection.level=simple \
     -cp "$CP" com.code_intelligence.jazzer.Jazzer \
     --target_class=io.tbmq.broker.fuzz.PacketFuzzer \

@@ -16,6 +16,7 @@ import io.tbmq.broker.session.Session;
 import io.tbmq.broker.session.SessionRegistry;
 import io.tbmq.broker.session.SessionState;
 import io.tbmq.broker.util.RateLimitedLog;
+import io.tbmq.broker.util.LogText;
 
 /**
  * This node's downlink topics: copies other nodes matched for clients held here. A copy for the
@@ -78,7 +79,7 @@ public final class DownlinkHandler implements LogConsumer.BatchHandler {
         }
         metrics.dropped(session == null && there == null ? "session-gone" : "session-moved");
         if (LOG.isDebugEnabled()) {
-            LOG.debugf("downlink copy for %s (epoch %d) dropped: here %s, elsewhere %s", clientId, d.epoch(),
+            LOG.debugf("downlink copy for %s (epoch %d) dropped: here %s, elsewhere %s", LogText.of(clientId), d.epoch(),
                     session == null ? "none" : "epoch " + session.epoch(), there);
         }
         return null;

@@ -12,6 +12,7 @@ import io.tbmq.broker.session.SessionJournal;
 import io.tbmq.broker.session.SessionRegistry;
 import io.tbmq.broker.session.SessionState;
 import io.tbmq.broker.util.RateLimitedLog;
+import io.tbmq.broker.util.LogText;
 
 /**
  * Applies tbmq.client.session to this node. At start, the whole topic: this node's own sessions
@@ -66,7 +67,7 @@ public final class SessionFeed implements CompactedTail.Handler {
         if (local != null && local.isConnected() && !state.connected()) {
             // Another node adopted a client that is connected here: it wrongly took this node for
             // dead (slow heartbeats). The connection stays; our record, made newer, wins.
-            LOG.infof("%s adopted %s, which is connected here; re-announcing", state.node(), clientId);
+            LOG.infof("%s adopted %s, which is connected here; re-announcing", state.node(), LogText.of(clientId));
             local.version(Math.max(local.version(), state.version()) + 1);
             sessions.journal().saved(local, 0);
             return;

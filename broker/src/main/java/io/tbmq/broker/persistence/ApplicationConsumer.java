@@ -18,6 +18,7 @@ import org.jboss.logging.Logger;
 
 import io.tbmq.broker.session.OutboundMessage;
 import io.tbmq.broker.session.Session;
+import io.tbmq.broker.util.LogText;
 
 /**
  * Feeds one connected persistent APPLICATION client from its topic. Reading starts at the offset
@@ -77,7 +78,7 @@ final class ApplicationConsumer implements Runnable {
         try {
             c = new KafkaConsumer<>(properties);
         } catch (RuntimeException e) {
-            LOG.warnf("application consumer of %s could not start: %s", session.clientId(), e.getMessage());
+            LOG.warnf("application consumer of %s could not start: %s", LogText.of(session.clientId()), e.getMessage());
             stopped.complete(null);
             return;
         }
@@ -118,10 +119,10 @@ final class ApplicationConsumer implements Runnable {
             }
         } catch (WakeupException e) {
             if (running) {
-                LOG.warnf("application consumer of %s stopped unexpectedly", session.clientId());
+                LOG.warnf("application consumer of %s stopped unexpectedly", LogText.of(session.clientId()));
             }
         } catch (RuntimeException e) {
-            LOG.warnf("application consumer of %s failed: %s", session.clientId(), e.getMessage());
+            LOG.warnf("application consumer of %s failed: %s", LogText.of(session.clientId()), e.getMessage());
         } finally {
             // The last acknowledgements still count: commit before closing, wakeup or not.
             finalCommit(c);
@@ -138,7 +139,7 @@ final class ApplicationConsumer implements Runnable {
             } catch (WakeupException e) {
                 // A wakeup from stop() that no poll consumed yet: it is spent now, try again.
             } catch (RuntimeException e) {
-                LOG.warnf("final commit for %s failed: %s", session.clientId(), e.toString());
+                LOG.warnf("final commit for %s failed: %s", LogText.of(session.clientId()), e.toString());
                 return;
             }
         }
@@ -158,7 +159,7 @@ final class ApplicationConsumer implements Runnable {
             } catch (WakeupException e) {
                 throw e;
             } catch (RuntimeException e) {
-                LOG.warnf("commit for %s failed: %s", session.clientId(), e.toString());
+                LOG.warnf("commit for %s failed: %s", LogText.of(session.clientId()), e.toString());
             }
         }
     }

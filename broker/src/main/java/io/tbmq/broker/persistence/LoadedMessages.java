@@ -7,6 +7,7 @@ import org.jboss.logging.Logger;
 
 import io.tbmq.broker.persistence.redis.DeviceMessageStore;
 import io.tbmq.broker.session.OutboundMessage;
+import io.tbmq.broker.util.LogText;
 
 /**
  * What a DEVICE client has in Redis, ready for its session: packet ids that only owe a PUBREL,
@@ -28,7 +29,7 @@ public record LoadedMessages(int[] released, List<OutboundMessage> messages, lon
             try {
                 messages.add(StoredMessage.decode(e.value(), e.packetId(), e.score(), e.score() <= dupThreshold));
             } catch (IllegalArgumentException bad) {
-                LOG.warnf("unreadable stored message %d of %s skipped", e.packetId(), clientId);
+                LOG.warnf("unreadable stored message %d of %s skipped", e.packetId(), LogText.of(clientId));
             }
         }
         return new LoadedMessages(released.stream().mapToInt(Integer::intValue).toArray(), messages, highest,

@@ -21,6 +21,7 @@ import io.tbmq.broker.session.Session;
 import io.tbmq.broker.session.SessionRegistry;
 import io.tbmq.broker.session.SessionState;
 import io.tbmq.broker.util.RateLimitedLog;
+import io.tbmq.broker.util.LogText;
 
 /**
  * tbmq.msg.persisted into Redis, then to the client: each polled batch is grouped per client (or
@@ -83,7 +84,7 @@ public final class PersistedPipeline implements LogConsumer.BatchHandler {
                 // Routed for a session that has ended or was replaced by a clean start.
                 metrics.dropped("session-gone");
                 if (LOG.isDebugEnabled()) {
-                    LOG.debugf("record for %s (epoch %d) dropped: session %s", clientId, r.epoch(), target);
+                    LOG.debugf("record for %s (epoch %d) dropped: session %s", LogText.of(clientId), r.epoch(), target);
                 }
                 continue;
             }

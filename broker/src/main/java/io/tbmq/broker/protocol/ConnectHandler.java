@@ -31,6 +31,7 @@ import io.tbmq.broker.session.Session;
 import io.tbmq.broker.session.SessionRegistry;
 import io.tbmq.broker.topic.Topics;
 import io.tbmq.broker.will.Will;
+import io.tbmq.broker.util.LogText;
 
 /**
  * CONNECT (§3.1): validates what the frame validator cannot judge alone, authenticates off the
@@ -171,7 +172,7 @@ final class ConnectHandler {
         CompletableFuture<Boolean> connected = new CompletableFuture<>();
         ready.whenComplete((v, error) -> c.channel().eventLoop().execute(() -> {
             if (error != null) {
-                LOG.warnf("session stores not ready for %s: %s", clientId, error.getMessage());
+                LOG.warnf("session stores not ready for %s: %s", LogText.of(clientId), error.getMessage());
                 refuse(c, 0x88, V3_SERVER_UNAVAILABLE, "session store unavailable");
                 connected.complete(false);
             } else {
@@ -211,7 +212,7 @@ final class ConnectHandler {
         }
         store.load(session.clientId()).whenComplete((loaded, error) -> c.channel().eventLoop().execute(() -> {
             if (error != null) {
-                LOG.warnf("stored messages of %s not loaded: %s", session.clientId(), error.getMessage());
+                LOG.warnf("stored messages of %s not loaded: %s", LogText.of(session.clientId()), error.getMessage());
                 session.abandonLoading(c);
                 session.resume(c);
                 return;

@@ -25,6 +25,7 @@ import io.tbmq.broker.session.Persistence;
 import io.tbmq.broker.session.Session;
 import io.tbmq.broker.util.Clock;
 import io.tbmq.broker.will.Will;
+import io.tbmq.broker.util.LogText;
 
 /**
  * One network connection and the protocol state that lives exactly as long as it: version,
@@ -423,6 +424,6 @@ public final class Connection implements DeliverySink {
 
     @Override
     public String toString() {
-        return "connection " + (clientId == null ? "?" : clientId) + " " + channel.remoteAddress();
+        return "connection " + (clientId == null ? "?" : LogText.of(clientId)) + " " + channel.remoteAddress();
     }
 }
