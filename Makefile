@@ -35,9 +35,10 @@ test-fast: ## unit tests only (*Test), no servers
 fuzz: build ## coverage-guided fuzzing of the decoder and packet handlers for FUZZ_SECONDS (default 300)
 	@$(ENV) scripts/fuzz.sh $(FUZZ_SECONDS)
 
-chaos: deps ## fault suites with continuous clients (kill -9 and rolling restart of a 3-node cluster); figures in docs/benchmarks.md
+chaos: deps ## fault suites with continuous clients (nodes killed and restarted, Redis and Kafka stopped 30 s, reconnect storm, overload); figures in docs/reliability.md
 	@$(ENV) $(MVN) -q -pl local-stack -am install -DskipTests
-	@$(ENV) $(MVN) -pl broker verify -Dtest=None -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=ClusterFaultsIT -Dtbmq.chaos=true
+	@$(ENV) $(MVN) -pl broker verify -Dtest=None -Dsurefire.failIfNoSpecifiedTests=false -Dit.test='ClusterFaultsIT,FaultSuiteIT,RecoveryIT,ClusterRecoveryIT,HostileClientsIT' \
+		-Dtbmq.chaos=true -Dtbmq.chaos.outage-seconds=30
 
 bench: build ## benchmarks against mosquitto on this machine, then the operator's; results in docs/benchmarks.md
 	@$(ENV) scripts/bench.sh

@@ -30,6 +30,8 @@ import io.tbmq.broker.routing.Router;
 import io.tbmq.broker.session.RemoteSessions;
 import io.tbmq.broker.session.SessionRegistry;
 import io.tbmq.broker.subscription.SubscriptionTrie;
+import io.tbmq.broker.util.LogText;
+import io.tbmq.broker.util.RateLimitedLog;
 import io.tbmq.broker.will.WillService;
 
 /**
@@ -39,6 +41,8 @@ import io.tbmq.broker.will.WillService;
  */
 public final class BrokerCore implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(BrokerCore.class);
+    /** A stalled subscriber loses messages beyond its queue: said once a second at most, counted always. */
+    private static final RateLimitedLog QUEUE_FULL = new RateLimitedLog(Logger.getLogger(SessionRegistry.class), 1);
 
     private final BrokerMetrics metrics;
     private final ScheduledExecutorService timers;
@@ -69,7 +73,13 @@ public final class BrokerCore implements AutoCloseable {
         Session.StoreHooks hooks = stores.devices() == null && stores.applications() == null ? null
                 : new StoreHooks(stores.devices(), stores.applications());
         this.sessions = new SessionRegistry(trie, timers, mqtt.maxQueuedMessages(), mqtt.queueQos0WhenOffline(),
-                (clientId, reason) -> metrics.dropped(reason),
+                (clientId, reason) -> {
+                    metrics.dropped(reason);
+                    if (reason.equals("queue-full")) {
+                        QUEUE_FULL.info("message for %s dropped: its queue holds tbmq.mqtt.max-queued-messages (%d)",
+                                LogText.of(clientId), mqtt.maxQueuedMessages());
+                    }
+                },
                 new SessionRegistry.SessionListener() {
                     @Override
                     public CompletableFuture<Void> sessionEnded(Session session) {

@@ -44,6 +44,14 @@ public interface ListenersConfig {
         @WithDefault("100000")
         int maxConnections();
 
+        /**
+         * New connections this listener accepts per second (bursts up to one second's worth); the
+         * rest are closed right after accept. Paces a reconnect storm and blunts connection floods;
+         * 0 = no limit.
+         */
+        @WithDefault("5000")
+        int maxConnectionRate();
+
         /** PEM certificate chain of the server (tls/wss). */
         Optional<String> cert();
 

@@ -32,6 +32,7 @@ public final class BrokerMetrics {
     private final ConcurrentHashMap<String, Counter> violations = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Counter> refusedConnects = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Counter> internalErrors = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Counter> shed = new ConcurrentHashMap<>();
 
     public BrokerMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -132,6 +133,13 @@ public final class BrokerMetrics {
     public void internalError(Throwable cause) {
         internalErrors.computeIfAbsent(cause.getClass().getSimpleName(), c -> Counter.builder("tbmq.connections.errors")
                 .tag("exception", c).description("connections closed after an unexpected exception (a bug)")
+                .register(registry)).increment();
+    }
+
+    /** A connection closed right after accept: its listener was at max-connections ("limit") or max-connection-rate ("rate"). */
+    public void connectionShed(String listener, String reason) {
+        shed.computeIfAbsent(listener + "/" + reason, k -> Counter.builder("tbmq.connections.shed").tag("listener", listener)
+                .tag("reason", reason).description("connections closed right after accept by a listener limit")
                 .register(registry)).increment();
     }
 }

@@ -31,11 +31,12 @@ public final class MqttChannelInitializer extends ChannelInitializer<SocketChann
     private final WebSocketFrames frames = new WebSocketFrames();
 
     public MqttChannelInitializer(String listener, SslContext ssl, String webSocketPath, int maxConnections,
-            BrokerServices broker) {
+            int maxConnectionRate, BrokerServices broker) {
         this.listener = listener;
         this.ssl = ssl;
         this.webSocketPath = webSocketPath;
-        this.limiter = new ConnectionLimiter(listener, maxConnections);
+        this.limiter = new ConnectionLimiter(listener, maxConnections, maxConnectionRate, broker.metrics(),
+                System::nanoTime);
         this.dispatcher = new PacketDispatcher(broker, listener);
         this.mqtt = broker.mqtt();
     }

@@ -65,7 +65,7 @@ public final class MqttServer {
         }
         SslContext ssl = tls ? SslContexts.server(name, cfg) : null;
         MqttChannelInitializer initializer = new MqttChannelInitializer(name, ssl, webSocket ? cfg.path() : null,
-                cfg.maxConnections(), broker);
+                cfg.maxConnections(), cfg.maxConnectionRate(), broker);
         Channel channel = new ServerBootstrap()
                 .group(boss, workers)
                 .channel(transport.serverChannel())

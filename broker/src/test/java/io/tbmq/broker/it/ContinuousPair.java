@@ -25,11 +25,13 @@ final class ContinuousPair {
     private volatile int subscriberNode;
     private final String name;
     private final int ratePerSecond;
+    private final int qos;
     private final BitSet acked = new BitSet();
     private final BitSet received = new BitSet();
     private final List<Integer> arrivals = new ArrayList<>();
     private volatile boolean running = true;
     private volatile boolean subscribing = true;
+    private volatile boolean dropSubscriber;
     private volatile int duplicates;
     private volatile int duplicatesWithoutDup;
     private volatile long longestPauseMillis;
@@ -47,6 +49,12 @@ final class ContinuousPair {
      * its connection fails, to the next one, as a device behind a load balancer would.
      */
     ContinuousPair(List<Integer> publisherPorts, List<Integer> subscriberPorts, String name, int ratePerSecond) {
+        this(publisherPorts, subscriberPorts, name, ratePerSecond, 1);
+    }
+
+    /** A pair at QoS 1 or QoS 2 end to end (the subscriber answers PUBREC / PUBCOMP). */
+    ContinuousPair(List<Integer> publisherPorts, List<Integer> subscriberPorts, String name, int ratePerSecond, int qos) {
+        this.qos = qos;
         this.publisherPorts = publisherPorts;
         this.subscriberPorts = subscriberPorts;
         this.name = name;
@@ -56,7 +64,7 @@ final class ContinuousPair {
     ContinuousPair start() throws Exception {
         try (RawClient first = new RawClient(subscriberPorts.get(0), MqttVersion.MQTT_3_1_1)) {
             first.connect(name + "-sub", "alice", false, 0);
-            first.subscribe("pairs/" + name + "/+", 1);
+            first.subscribe("pairs/" + name + "/+", qos);
         }
         subscriber = new Thread(this::subscribe, name + "-subscriber");
         publisher = new Thread(this::publish, name + "-publisher");
@@ -77,7 +85,7 @@ final class ContinuousPair {
                     client.connectWith().simpleAuth().username("alice").password(ItStack.PASSWORD.getBytes(StandardCharsets.UTF_8))
                             .applySimpleAuth().send();
                 }
-                client.publishWith().topic("pairs/" + name + "/x").qos(MqttQos.AT_LEAST_ONCE)
+                client.publishWith().topic("pairs/" + name + "/x").qos(MqttQos.fromCode(qos))
                         .payload(Integer.toString(seq).getBytes(StandardCharsets.UTF_8)).send();
                 synchronized (acked) {
                     acked.set(seq);
@@ -106,6 +114,12 @@ final class ContinuousPair {
                     client = new RawClient(subscriberPorts.get(subscriberNode % subscriberPorts.size()), MqttVersion.MQTT_3_1_1);
                     client.connect(name + "-sub", "alice", false, 0);
                 }
+                if (dropSubscriber) {
+                    dropSubscriber = false;
+                    client.close();
+                    client = null;
+                    continue;
+                }
                 RawClient.Received r = client.nextPublish(300);
                 if (r == null) {
                     continue;
@@ -128,7 +142,7 @@ final class ContinuousPair {
                         arrivals.add(seq);
                     }
                 }
-                client.ack(MqttMessageType.PUBACK, r.packetId());
+                client.ack(r.qos() == 2 ? MqttMessageType.PUBREC : MqttMessageType.PUBACK, r.packetId());
             } catch (Exception e) {
                 System.out.println(name + " subscriber reconnects after: " + e.getMessage());
                 if (client != null) {
@@ -161,6 +175,11 @@ final class ContinuousPair {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** The subscriber drops its connection (no DISCONNECT) and reconnects at once, as after a network blip. */
+    void reconnectSubscriber() {
+        dropSubscriber = true;
     }
 
     /** Stops publishing, waits until every acknowledged message arrived (or the timeout), stops. */

@@ -17,6 +17,7 @@ import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
 
 import io.netty.handler.codec.mqtt.MqttMessageType;
 import io.netty.handler.codec.mqtt.MqttVersion;
+import io.tbmq.broker.persistence.redis.RedisKeys;
 import io.tbmq.localstack.BrokerNode;
 
 /**
@@ -165,6 +166,39 @@ abstract class DeviceSessionsContract {
             assertThat(integer(redis("ZCARD {" + id + "}_messages"))).as("references to expired messages cleaned on load").isZero();
         } finally {
             small.stop(java.time.Duration.ofSeconds(20));
+        }
+    }
+
+    /**
+     * Hostile client ids: braces (the hash-tag delimiters), slashes, a line break, non-ASCII and a
+     * long id. Each client's keys must be its own (no two clients share a key or a hash tag) and
+     * each gets exactly its own messages back.
+     */
+    @Test
+    void clientIdsWithBracesSlashesAndControlCharactersKeepTheirOwnKeys() throws Exception {
+        List<String> ids = List.of("{odd}", "odd", "}odd{", "a/b/{c}", "line\nbreak", "\u00fcn\u00ef-\u8bbe\u5907", "x".repeat(200));
+        RedisKeys keys = new RedisKeys(0);
+        java.util.Set<String> tags = new java.util.HashSet<>();
+        for (int i = 0; i < ids.size(); i++) {
+            String key = new String(keys.messages(ids.get(i)), java.nio.charset.StandardCharsets.UTF_8);
+            assertThat(key.indexOf('{')).as(key).isZero();
+            assertThat(tags.add(key.substring(0, key.indexOf('}') + 1))).as("hash tag of %s is its own", ids.get(i)).isTrue();
+            persistentSubscriber(broker, ids.get(i), MqttVersion.MQTT_5, "odd/" + i + "/in").close();
+        }
+        for (int i = 0; i < ids.size(); i++) {
+            publish(broker, "odd/" + i + "/in", 3, "odd-" + i + "-");
+        }
+        for (int i = 0; i < ids.size(); i++) {
+            String key = new String(keys.messages(ids.get(i)), java.nio.charset.StandardCharsets.UTF_8);
+            Awaitility.await().atMost(15, TimeUnit.SECONDS).until(() -> integer(redis("ZCARD " + key)) >= 3);
+            assertThat(integer(redis("ZCARD " + key))).as("messages stored for %s", ids.get(i)).isEqualTo(3);
+        }
+        for (int i = 0; i < ids.size(); i++) {
+            try (RawClient c = reconnect(broker, ids.get(i), MqttVersion.MQTT_5)) {
+                assertThat(receive(c, 3, true)).extracting(RawClient.Received::payload)
+                        .containsExactly("odd-" + i + "-0", "odd-" + i + "-1", "odd-" + i + "-2");
+                assertThat(c.nextPublish(300)).as("nothing of another client").isNull();
+            }
         }
     }
 }

@@ -96,7 +96,7 @@ final class RawClient implements AutoCloseable {
         send(new MqttMessage(new MqttFixedHeader(type, false, qos, false, 0), MqttMessageIdVariableHeader.from(packetId)));
     }
 
-    /** The next PUBLISH within {@code timeoutMillis}, or null; other packets are skipped. */
+    /** The next PUBLISH within {@code timeoutMillis}, or null; a PUBREL is answered with PUBCOMP, other packets are skipped. */
     Received nextPublish(long timeoutMillis) throws IOException {
         long deadline = System.currentTimeMillis() + timeoutMillis;
         while (System.currentTimeMillis() < deadline) {
@@ -106,6 +106,9 @@ final class RawClient implements AutoCloseable {
                         p.variableHeader().packetId(), p.fixedHeader().isDup(), p.payload().toString(StandardCharsets.UTF_8));
                 p.release();
                 return r;
+            }
+            if (m != null && m.fixedHeader().messageType() == MqttMessageType.PUBREL) {
+                ack(MqttMessageType.PUBCOMP, ((MqttMessageIdVariableHeader) m.variableHeader()).messageId());
             }
             ReferenceCountUtil.release(m);
         }

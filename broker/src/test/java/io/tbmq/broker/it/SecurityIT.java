@@ -71,10 +71,33 @@ class SecurityIT {
     }
 
     @Test
-    void tls11IsRefusedAndTls12Accepted() throws Exception {
+    void anExpiredCertificateFromTheTrustedCaIsRefused() throws Exception {
+        certs.client("client-expired", "sensor-1", "ca", -1);
+        Result expired = run(tls("mosquitto_pub", "--cert", certs.cert("client-expired").toString(), "--key",
+                certs.key("client-expired").toString(), "-t", "sensors/sensor-1/temp", "-m", "stale"));
+        assertThat(expired.code()).as(expired.output()).isNotZero();
+        assertThat(expired.output()).doesNotContain("Connection Accepted");
+    }
+
+    @Test
+    void aClientCheckingTheHostNameRefusesAServerCertificateForAnotherName() throws Exception {
         String target = "localhost:" + broker.tlsPort();
-        Result old = run(List.of("openssl", "s_client", "-tls1_1", "-connect", target));
-        assertThat(old.output()).contains("alert protocol version");
+        Result right = run(List.of("openssl", "s_client", "-CAfile", certs.caCert().toString(), "-verify_hostname", "localhost",
+                "-verify_return_error", "-connect", target));
+        assertThat(right.output()).contains("Verify return code: 0 (ok)");
+        Result wrong = run(List.of("openssl", "s_client", "-CAfile", certs.caCert().toString(), "-verify_hostname",
+                "broker.example.com", "-verify_return_error", "-connect", target));
+        assertThat(wrong.output()).contains("hostname mismatch").doesNotContain("Verify return code: 0 (ok)");
+    }
+
+    @Test
+    void tls10And11AreRefusedAndTls12Accepted() throws Exception {
+        String target = "localhost:" + broker.tlsPort();
+        for (String old : new String[] {"-tls1", "-tls1_1"}) {
+            // Security level 0 lets this openssl offer the old protocol at all: the refusal must be the broker's.
+            Result refused = run(List.of("openssl", "s_client", old, "-cipher", "DEFAULT@SECLEVEL=0", "-connect", target));
+            assertThat(refused.output()).as(old).contains("alert protocol version");
+        }
         Result current = run(List.of("openssl", "s_client", "-tls1_2", "-CAfile", certs.caCert().toString(), "-connect", target));
         assertThat(current.output()).contains("Protocol  : TLSv1.2").contains("Verify return code: 0 (ok)");
     }
