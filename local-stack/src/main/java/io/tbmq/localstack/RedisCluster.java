@@ -18,6 +18,12 @@ public final class RedisCluster implements AutoCloseable {
         }
     }
 
+    /** Every node with an fsynced append-only file ({@link RedisNode#appendOnly}); takes effect at the next start. */
+    public RedisCluster appendOnly(boolean on) {
+        nodes.forEach(n -> n.appendOnly(on));
+        return this;
+    }
+
     public List<RedisNode> nodes() {
         return List.copyOf(nodes);
     }

@@ -70,6 +70,19 @@ class ClusterFaultsIT {
     }
 
     @Test
+    void killingEveryNodeInTurnLosesNoAcknowledgedMessage() throws Exception {
+        List<ContinuousPair> pairs = pairs("kill-each");
+        ContinuousPair.awaitSeconds(4);
+        for (BrokerNode node : nodes) {
+            node.kill();
+            ContinuousPair.awaitSeconds(6);
+            node.start(Duration.ofMinutes(2));
+            ContinuousPair.awaitSeconds(4);
+        }
+        assertEveryAcknowledgedMessageArrived("kill -9 of every node in turn", pairs);
+    }
+
+    @Test
     void aRollingRestartOfEveryNodeLosesNoAcknowledgedMessage() throws Exception {
         List<ContinuousPair> pairs = pairs("roll");
         ContinuousPair.awaitSeconds(4);

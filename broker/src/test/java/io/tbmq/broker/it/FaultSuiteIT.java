@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -26,6 +27,8 @@ import com.hivemq.client.mqtt.mqtt5.Mqtt5AsyncClient;
 import io.netty.handler.codec.mqtt.MqttVersion;
 import io.tbmq.localstack.BrokerNode;
 import io.tbmq.localstack.ManagedProcess;
+import io.tbmq.localstack.RedisCli;
+import io.tbmq.localstack.RedisCluster;
 import io.tbmq.localstack.RedisNode;
 
 /**
@@ -44,6 +47,14 @@ class FaultSuiteIT {
     static void start() {
         it = ItStack.isolatedCluster("fault-suite-it", Map.of("tbmq.shutdown.grace", "3s"));
         broker = it.broker();
+        // Redis as it must run for a crash to lose nothing it acknowledged: an fsynced append-only file.
+        for (RedisNode node : it.stack().redisCluster().orElseThrow().appendOnly(true).nodes()) {
+            assertThat(RedisCli.command(node.port(), "CONFIG SET appendfsync always")).startsWith("+OK");
+            assertThat(RedisCli.command(node.port(), "CONFIG SET appendonly yes")).startsWith("+OK");
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> it.stack().redisCluster().orElseThrow().nodes().stream()
+                .allMatch(n -> RedisCli.command(n.port(), "INFO persistence").contains("aof_rewrite_in_progress:0")
+                        && RedisCli.command(n.port(), "INFO persistence").contains("aof_enabled:1")));
     }
 
     @AfterAll
@@ -75,6 +86,20 @@ class FaultSuiteIT {
         }
         ContinuousPair.awaitSeconds(6);
         report("Redis Cluster unreachable " + OUTAGE_SECONDS + " s (SIGSTOP of every master, then SIGCONT)", pairs);
+    }
+
+    @Test
+    void redisMasterKilledAndRestarted() throws Exception {
+        List<ContinuousPair> pairs = pairs("redis-kill");
+        ContinuousPair.awaitSeconds(4);
+        RedisCluster cluster = it.stack().redisCluster().orElseThrow();
+        RedisNode victim = cluster.nodes().get(1);
+        victim.process().kill();
+        ContinuousPair.awaitSeconds(5);
+        victim.start(Duration.ofSeconds(30));
+        cluster.awaitClusterOk(Duration.ofSeconds(30));
+        ContinuousPair.awaitSeconds(8);
+        report("one Redis Cluster master killed (kill -9) and restarted 5 s later, AOF fsync always", pairs);
     }
 
     @Test
