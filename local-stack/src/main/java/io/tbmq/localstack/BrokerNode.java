@@ -109,7 +109,10 @@ public final class BrokerNode implements AutoCloseable {
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException("broker not built: " + jar + " is missing (run `make build`)");
         }
-        List<String> cmd = new ArrayList<>(List.of(Tools.java(), "-Xms128m", "-Xmx1g", "-XX:+UseG1GC"));
+        List<String> cmd = new ArrayList<>(List.of(Tools.java(), "-Xms128m", "-Xmx1g"));
+        if (jvmOptions.stream().noneMatch(o -> o.startsWith("-XX:+Use") && o.endsWith("GC"))) {
+            cmd.add("-XX:+UseG1GC");
+        }
         if (Runtime.version().feature() >= 23) {
             // Netty still uses sun.misc.Unsafe memory access; allowed explicitly so JDK 23+ does not warn.
             cmd.add("--sun-misc-unsafe-memory-access=allow");

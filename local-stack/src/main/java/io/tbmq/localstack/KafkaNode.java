@@ -28,6 +28,7 @@ public final class KafkaNode implements AutoCloseable {
     private final int port;
     private final int controllerPort;
     private final String heap;
+    private final List<String> jvmOptions = new ArrayList<>();
     private ManagedProcess process;
 
     public KafkaNode(Path dir, String heap) {
@@ -35,6 +36,12 @@ public final class KafkaNode implements AutoCloseable {
         this.heap = heap;
         this.port = Ports.free();
         this.controllerPort = Ports.free();
+    }
+
+    /** An extra JVM option for the Kafka process (the benchmark compares garbage collectors with it). */
+    public KafkaNode jvmOption(String option) {
+        jvmOptions.add(option);
+        return this;
     }
 
     public String bootstrapServers() {
@@ -53,8 +60,12 @@ public final class KafkaNode implements AutoCloseable {
             try (InputStream in = KafkaNode.class.getResourceAsStream("kafka-log4j2.properties")) {
                 Files.write(log4j, in.readAllBytes());
             }
-            List<String> jvm = List.of(Tools.java(), "-Xms256m", "-Xmx" + heap, "-XX:+UseG1GC",
-                    "-Dlog4j2.configurationFile=" + log4j, "-cp", serverClasspath());
+            List<String> jvm = new ArrayList<>(List.of(Tools.java(), "-Xms256m", "-Xmx" + heap));
+            if (jvmOptions.stream().noneMatch(o -> o.startsWith("-XX:+Use") && o.endsWith("GC"))) {
+                jvm.add("-XX:+UseG1GC");
+            }
+            jvm.addAll(jvmOptions);
+            jvm.addAll(List.of("-Dlog4j2.configurationFile=" + log4j, "-cp", serverClasspath()));
             format(jvm, properties, timeout);
             List<String> server = new ArrayList<>(jvm);
             server.addAll(List.of("kafka.Kafka", properties.toString()));

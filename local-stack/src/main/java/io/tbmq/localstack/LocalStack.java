@@ -25,6 +25,9 @@ public final class LocalStack implements AutoCloseable {
     private LocalStack(Builder b) {
         this.dir = b.dir;
         this.kafka = b.kafka ? new KafkaNode(dir.resolve("kafka"), b.kafkaHeap) : null;
+        if (kafka != null) {
+            b.kafkaJvmOptions.forEach(kafka::jvmOption);
+        }
         this.redis = b.redis ? RedisNode.standalone(dir.resolve("redis"), b.redisSnapshots) : null;
         this.redisCluster = b.redisClusterMasters > 0
                 ? new RedisCluster(dir.resolve("redis-cluster"), b.redisClusterMasters, b.redisSnapshots) : null;
@@ -131,6 +134,7 @@ public final class LocalStack implements AutoCloseable {
         private final Path dir;
         private boolean kafka;
         private String kafkaHeap = "1g";
+        private final List<String> kafkaJvmOptions = new ArrayList<>();
         private boolean redis;
         private int redisClusterMasters;
         private boolean redisSnapshots;
@@ -146,6 +150,11 @@ public final class LocalStack implements AutoCloseable {
 
         public Builder kafkaHeap(String heap) {
             this.kafkaHeap = heap;
+            return this;
+        }
+
+        public Builder kafkaJvmOption(String option) {
+            this.kafkaJvmOptions.add(option);
             return this;
         }
 

@@ -97,7 +97,7 @@ abstract class DeviceSessionsContract {
     void orderIsKeptAcrossThePacketIdWrap() throws Exception {
         String id = "dev-wrap";
         persistentSubscriber(broker, id, MqttVersion.MQTT_3_1_1, "persist/wrap/#").close();
-        assertThat(redis("SET {" + id + "}_last_packet_id 65530:65530")).startsWith("+OK");
+        assertThat(redis("HSET {" + id + "}_last_packet_id id 65530 score 65530")).startsWith(":");
         publish(broker, "persist/wrap/t", 10, "w");
         Awaitility.await().atMost(15, TimeUnit.SECONDS).until(() -> integer(redis("ZCARD {" + id + "}_messages")) == 10);
         String scores = redis("ZRANGE {" + id + "}_messages 0 -1 WITHSCORES");

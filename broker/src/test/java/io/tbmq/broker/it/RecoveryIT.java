@@ -43,7 +43,7 @@ class RecoveryIT {
             int port = it.stack().redis().orElseThrow().port();
             System.out.printf("  redis: zcard %s last %s ready %s%n",
                     io.tbmq.localstack.RedisCli.command(port, "ZCARD {" + client + "}_messages").trim(),
-                    io.tbmq.localstack.RedisCli.command(port, "GET {" + client + "}_last_packet_id").trim().replace("\r\n", " "),
+                    io.tbmq.localstack.RedisCli.command(port, "HGETALL {" + client + "}_last_packet_id").trim().replace("\r\n", " "),
                     broker.get("/q/health/ready").replace("\n", " "));
         }
     }

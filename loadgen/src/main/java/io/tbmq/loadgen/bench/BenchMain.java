@@ -89,6 +89,8 @@ public final class BenchMain {
         List<ObjectNode> results = new ArrayList<>();
         boolean redisCluster = "cluster".equals(System.getenv("BENCH_REDIS"));
         LocalStack.Builder builder = LocalStack.builder(work.resolve("stack")).kafka();
+        // BENCH_KAFKA_JVM / BENCH_BROKER_JVM: extra JVM options (space-separated), e.g. another collector.
+        jvmOptions("BENCH_KAFKA_JVM").forEach(builder::kafkaJvmOption);
         builder = redisCluster ? builder.redisCluster(3) : builder.redis();
         try (LocalStack stack = builder.start();
                 Mosquitto mosquitto = new Mosquitto(work.resolve("mosquitto"), USER, PASSWORD)) {
@@ -104,7 +106,10 @@ public final class BenchMain {
             int brokerNodes = Integer.parseInt(System.getenv().getOrDefault("BENCH_NODES", "1"));
             List<BrokerNode> brokers = new ArrayList<>();
             for (int n = 0; n < brokerNodes; n++) {
-                brokers.add(stack.startBroker(n == 0 ? "bench" : "bench-" + n, jar, config));
+                String id = n == 0 ? "bench" : "bench-" + n;
+                BrokerNode node = BrokerNode.onFreePorts(id, jar, work.resolve("stack").resolve("broker-" + id)).config(config);
+                jvmOptions("BENCH_BROKER_JVM").forEach(node::jvmOption);
+                brokers.add(stack.startBroker(node));
             }
             BrokerNode broker = brokers.get(0);
             List<String> wanted = List.of(System.getenv().getOrDefault("BENCH_TARGETS", "tbmq,mosquitto").split(","));
@@ -181,6 +186,11 @@ public final class BenchMain {
         return all;
     }
 
+    private static List<String> jvmOptions(String variable) {
+        String value = System.getenv().getOrDefault(variable, "").trim();
+        return value.isEmpty() ? List.of() : List.of(value.split("\\s+"));
+    }
+
     private static String credentials(Path jar) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(Tools.java(), "-jar", jar.toString(), "hash-password", "10000")
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
@@ -251,7 +261,10 @@ public final class BenchMain {
         String redis = "cluster".equals(System.getenv("BENCH_REDIS")) ? "Redis Cluster (3 masters)" : "";
         String nodes = System.getenv().getOrDefault("BENCH_NODES", "1").equals("1") ? ""
                 : System.getenv("BENCH_NODES") + " broker nodes, pairs across nodes";
-        return String.join("; ", java.util.stream.Stream.of(set, redis, nodes).filter(x -> !x.isEmpty()).toList());
+        String brokerJvm = jvmOptions("BENCH_BROKER_JVM").isEmpty() ? "" : "broker JVM " + String.join(" ", jvmOptions("BENCH_BROKER_JVM"));
+        String kafkaJvm = jvmOptions("BENCH_KAFKA_JVM").isEmpty() ? "" : "Kafka JVM " + String.join(" ", jvmOptions("BENCH_KAFKA_JVM"));
+        return String.join("; ", java.util.stream.Stream.of(set, redis, nodes, brokerJvm, kafkaJvm)
+                .filter(x -> !x.isEmpty()).toList());
     }
 
     private static void sample(Target t, long loadgenPid, Map<String, Double> into) {

@@ -130,16 +130,14 @@ public final class DeviceMessageStore {
 
     private CompletableFuture<Map<String, List<Assigned>>> addCall(List<String> clients, Map<String, List<Incoming>> byClient,
             java.util.function.Predicate<String> connected) {
-        byte[][] keyArray = new byte[clients.size() * 4][];
+        byte[][] keyArray = new byte[clients.size() * 2][];
         List<byte[]> args = new ArrayList<>();
         args.add(num(limit));
         args.add(num(clients.size()));
         for (int c = 0; c < clients.size(); c++) {
             String client = clients.get(c);
-            keyArray[4 * c] = keys.messages(client);
-            keyArray[4 * c + 1] = keys.lastPacketId(client);
-            keyArray[4 * c + 2] = keys.sources(client);
-            keyArray[4 * c + 3] = keys.delivered(client);
+            keyArray[2 * c] = keys.messages(client);
+            keyArray[2 * c + 1] = keys.lastPacketId(client);
             List<Incoming> messages = byClient.get(client);
             args.add(keys.messagePrefix(client));
             args.add(num(connected.test(client) ? 1 : 0));
@@ -169,7 +167,7 @@ public final class DeviceMessageStore {
     public CompletableFuture<Loaded> load(String clientId) {
         // Acknowledgements gathered so far go first: what the client acknowledged is not loaded again.
         flushAcks();
-        byte[][] keyArray = {keys.messages(clientId), keys.delivered(clientId), keys.lastPacketId(clientId)};
+        byte[][] keyArray = {keys.messages(clientId), keys.lastPacketId(clientId)};
         return redis.script(load, keyArray).thenApply(result -> {
             List<?> flat = (List<?>) result;
             long deliveredScore = Long.parseLong(text(flat.get(0)));
@@ -247,15 +245,14 @@ public final class DeviceMessageStore {
 
     /** Everything up to {@code score} has been sent at least once. */
     public CompletableFuture<Object> delivered(String clientId, long score) {
-        return redis.script(delivered, new byte[][] {keys.delivered(clientId)}, num(score));
+        return redis.script(delivered, new byte[][] {keys.lastPacketId(clientId)}, num(score));
     }
 
     /** The session ended: all of the client's keys go. */
     public CompletableFuture<Object> clear(String clientId) {
         // A late acknowledgement must not remove a message of the next session under the same packet id.
         flushAcks();
-        return redis.script(clear, new byte[][] {keys.messages(clientId), keys.lastPacketId(clientId), keys.sources(clientId),
-            keys.delivered(clientId)});
+        return redis.script(clear, new byte[][] {keys.messages(clientId), keys.lastPacketId(clientId)});
     }
 
     private static byte[] num(long n) {

@@ -10,10 +10,13 @@ import java.util.Base64;
  * <pre>
  * {client}_messages             sorted set of message keys; the score keeps growing past 65535
  * {client}_messages_&lt;packetId&gt;  one string per message, with an expiry
- * {client}_last_packet_id       last packet id assigned (wraps 65535 -> 1)
- * {client}_sources              hash: source partition -> last source offset applied (replay-proof)
- * {client}_delivered            highest score sent at least once (DUP on re-delivery)
+ * {client}_last_packet_id       hash: id = last packet id assigned (wraps 65535 -> 1), score = its
+ *                               score, delivered = highest score sent at least once (DUP on
+ *                               re-delivery), s&lt;partition&gt; = last source offset applied (replay-proof)
  * </pre>
+ *
+ * The bookkeeping is one hash so storing a message costs one read and one write of it per
+ * client and script call, however many messages the call stores.
  *
  * A client id that is not plain ({@code [A-Za-z0-9._:-]}) is written as {@code ~} + Base64url of
  * its UTF-8 bytes, so braces or separators in an id cannot move its keys into another client's
@@ -22,7 +25,11 @@ import java.util.Base64;
  * messages of many clients (the paper's proposed optimisation).
  */
 public final class RedisKeys {
+    /** Hash-tagged bases kept for this many clients at most; past it the cache starts over. */
+    private static final int CACHED_BASES = 100_000;
+
     private final int slotGroups;
+    private final java.util.concurrent.ConcurrentHashMap<String, String> bases = new java.util.concurrent.ConcurrentHashMap<>();
 
     public RedisKeys(int slotGroups) {
         this.slotGroups = slotGroups;
@@ -49,8 +56,17 @@ public final class RedisKeys {
         return clientId.isEmpty() ? "~" : clientId;
     }
 
+    /** Every stored message names several keys of its client: the base is computed once per client. */
     private String base(String clientId) {
-        return slotGroups == 0 ? "{" + safe(clientId) + "}" : "{g" + group(clientId) + "}" + safe(clientId);
+        String base = bases.get(clientId);
+        if (base == null) {
+            if (bases.size() >= CACHED_BASES) {
+                bases.clear();
+            }
+            base = slotGroups == 0 ? "{" + safe(clientId) + "}" : "{g" + group(clientId) + "}" + safe(clientId);
+            bases.put(clientId, base);
+        }
+        return base;
     }
 
     public byte[] messages(String clientId) {
@@ -68,14 +84,6 @@ public final class RedisKeys {
 
     public byte[] lastPacketId(String clientId) {
         return bytes(base(clientId) + "_last_packet_id");
-    }
-
-    public byte[] sources(String clientId) {
-        return bytes(base(clientId) + "_sources");
-    }
-
-    public byte[] delivered(String clientId) {
-        return bytes(base(clientId) + "_delivered");
     }
 
     static byte[] bytes(String s) {

@@ -1,15 +1,16 @@
 -- Stores messages for one or more DEVICE clients in one atomic call: one client, a slot group
 -- (Redis Cluster), or any clients at all on standalone Redis.
--- KEYS: for each client i, 4 keys: messages zset, last packet id, applied source offsets (hash),
---   delivered marker (highest score sent at least once).
+-- KEYS: for each client i, 2 keys: messages zset, last packet id hash (fields: id = last packet
+--   id, score = its score, delivered = highest score sent at least once, s<partition> = last
+--   source offset applied from that partition).
 -- ARGV[1] = per-client limit, ARGV[2] = number of clients, then per client:
 --   key prefix of its message strings, 1 if the client is connected (what is stored now is sent
 --   right after: mark it delivered, so a later session re-sends it with DUP), number of messages n,
 --   then n times: source partition, source offset, ttl seconds, value
 -- Per client, a message already applied (source offset not above the last one applied from that
 -- source partition) is skipped, so replays from Kafka never store a message twice.
--- The last packet id key holds "packetId:score", so scores keep growing past 65535 and across an
--- emptied set while packet ids wrap to 1.
+-- Scores keep growing past 65535 and across an emptied set while packet ids wrap to 1.
+-- One HMGET and one HSET per client: the per-message work is the message string and its zset entry.
 -- Returns per client: a flat list of packet id, score pairs for the messages stored (0, 0 for a
 -- skipped one).
 local limit = tonumber(ARGV[1])
@@ -17,18 +18,26 @@ local clients = tonumber(ARGV[2])
 local a = 3
 local result = {}
 for c = 1, clients do
-  local zkey = KEYS[4 * c - 3]
-  local lastKey = KEYS[4 * c - 2]
-  local srcKey = KEYS[4 * c - 1]
-  local deliveredKey = KEYS[4 * c]
+  local zkey = KEYS[2 * c - 1]
+  local stateKey = KEYS[2 * c]
   local prefix = ARGV[a]
   local connected = ARGV[a + 1] == '1'
   local n = tonumber(ARGV[a + 2])
   a = a + 3
-  local lastValue = redis.call('GET', lastKey) or '0:0'
-  local sep = string.find(lastValue, ':', 1, true)
-  local last = tonumber(string.sub(lastValue, 1, (sep or 0) - 1)) or tonumber(lastValue) or 0
-  local score = sep and tonumber(string.sub(lastValue, sep + 1)) or 0
+  local fields = { 'id', 'score' }
+  local fieldOf = {}
+  for m = 0, n - 1 do
+    local partition = ARGV[a + 4 * m]
+    if fieldOf[partition] == nil then
+      fields[#fields + 1] = 's' .. partition
+      fieldOf[partition] = #fields
+    end
+  end
+  local state = redis.call('HMGET', stateKey, unpack(fields))
+  local last = tonumber(state[1]) or 0
+  local score = tonumber(state[2]) or 0
+  local applied = {}
+  for partition, i in pairs(fieldOf) do applied[partition] = tonumber(state[i]) or -1 end
   -- Trim first, so a wrapped packet id never lands on a message still stored under it.
   local excess = redis.call('ZCARD', zkey) + n - limit
   if excess > 0 then
@@ -37,7 +46,6 @@ for c = 1, clients do
     redis.call('ZREMRANGEBYRANK', zkey, 0, excess - 1)
   end
   local ids = {}
-  local applied = {}
   local stored = false
   for m = 1, n do
     local partition = ARGV[a]
@@ -45,9 +53,6 @@ for c = 1, clients do
     local ttl = ARGV[a + 2]
     local value = ARGV[a + 3]
     a = a + 4
-    if applied[partition] == nil then
-      applied[partition] = tonumber(redis.call('HGET', srcKey, partition) or '-1')
-    end
     if offset <= applied[partition] then
       ids[#ids + 1] = 0
       ids[#ids + 1] = 0
@@ -55,7 +60,6 @@ for c = 1, clients do
       applied[partition] = offset
       last = last + 1
       if last > 65535 then last = 1 end
-      -- The score keeps growing past 65535 while the packet id wraps to 1.
       score = score + 1
       local key = prefix .. last
       redis.call('SET', key, value, 'EX', ttl)
@@ -66,14 +70,16 @@ for c = 1, clients do
     end
   end
   if stored then
-    local fields = {}
-    for p, o in pairs(applied) do
-      fields[#fields + 1] = p
-      fields[#fields + 1] = o
+    local update = { 'id', last, 'score', score }
+    for partition, offset in pairs(applied) do
+      update[#update + 1] = 's' .. partition
+      update[#update + 1] = offset
     end
-    redis.call('HSET', srcKey, unpack(fields))
-    redis.call('SET', lastKey, last .. ':' .. score)
-    if connected then redis.call('SET', deliveredKey, score) end
+    if connected then
+      update[#update + 1] = 'delivered'
+      update[#update + 1] = score
+    end
+    redis.call('HSET', stateKey, unpack(update))
   end
   result[c] = ids
 end
