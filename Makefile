@@ -62,7 +62,7 @@ deploy: ## install the CRD and the operator (namespace tbmq-system) into the cur
 undeploy: ## remove the operator and the CRD (and with it every TbmqCluster) from the current cluster
 	$(KUBECTL) delete --ignore-not-found -f config/install/ -f crds/
 
-images: build ## broker and operator images as OCI archives in target/images/ (no Docker: jlink + umoci)
+images: build ## broker, operator and OLM bundle images as OCI archives in target/images/ (no Docker: jlink + umoci)
 	@$(ENV) scripts/images.sh
 
 passwd: build ## hash a password for a credentials file (reads it from stdin)

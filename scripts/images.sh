@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Builds the broker and operator container images with no Docker daemon, as OCI image archives:
-#   target/images/tbmq-broker-<v>.oci.tar     (image tbmq/broker:<v>)
-#   target/images/tbmq-operator-<v>.oci.tar   (image tbmq/tbmq-operator:<v>)
+# Builds the broker and operator container images and the OLM bundle image with no Docker daemon,
+# as OCI image archives:
+#   target/images/tbmq-broker-<v>.oci.tar            (image tbmq/broker:<v>)
+#   target/images/tbmq-operator-<v>.oci.tar          (image tbmq/tbmq-operator:<v>)
+#   target/images/tbmq-operator-bundle-<v>.oci.tar   (bundle/bundle.Dockerfile: its LABELs and COPYs)
 # Base: a JRE made by jlink from the build JDK, on glibc from Debian's libc6 and libgcc-s1 packages
 # (apt-get download + dpkg-deb -x); nothing else, no shell. Layers: base, then the Quarkus app.
 # Load with e.g. `skopeo copy oci-archive:target/images/tbmq-broker-0.1.0.oci.tar docker-daemon:tbmq/broker:0.1.0`
@@ -77,3 +79,32 @@ build_image() { # name app-dir ports...
 }
 build_image tbmq-broker broker/target/quarkus-app 1883/tcp 8883/tcp 8083/tcp 8084/tcp 8080/tcp
 build_image tbmq-operator operator/target/quarkus-app 8080/tcp
+
+# ---- the OLM bundle image: what `docker build -f bundle.Dockerfile bundle/` makes, from the same file
+build_bundle_image() {
+  local name=tbmq-operator-bundle
+  local layout=$WORK/$name-layout bundle=$WORK/$name-bundle dockerfile=bundle/bundle.Dockerfile
+  grep -qx 'FROM scratch' "$dockerfile" || { echo "error: $dockerfile must build FROM scratch" >&2; exit 1; }
+  umoci init --layout "$layout"
+  umoci new --image "$layout:$VERSION"
+  umoci unpack --image "$layout:$VERSION" "$bundle" >/dev/null
+  local labels=() line src dst
+  while IFS= read -r line; do
+    case "$line" in
+      LABEL\ *) labels+=(--config.label "${line#LABEL }") ;;
+      COPY\ *)
+        read -r _ src dst <<<"$line"
+        mkdir -p "$bundle/rootfs/$dst"
+        cp -a "bundle/$src/." "$bundle/rootfs/$dst"
+        ;;
+      ''|\#*|FROM\ *) ;;
+      *) echo "error: $dockerfile: instruction not supported here: $line" >&2; exit 1 ;;
+    esac
+  done < "$dockerfile"
+  umoci repack --image "$layout:$VERSION" "$bundle"
+  umoci config --image "$layout:$VERSION" --author "tbmq" --os linux --architecture amd64 "${labels[@]}"
+  umoci gc --layout "$layout"
+  tar -C "$layout" -cf "$OUT/$name-$VERSION.oci.tar" .
+  echo "$OUT/$name-$VERSION.oci.tar ($(du -h "$OUT/$name-$VERSION.oci.tar" | cut -f1))"
+}
+build_bundle_image

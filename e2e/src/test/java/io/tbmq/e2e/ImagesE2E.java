@@ -126,12 +126,103 @@ class ImagesE2E {
         }
     }
 
+
+    @Test
+    void theBundleImageHoldsTheBundleWithItsAnnotationsAsLabels() throws Exception {
+        Path layout = layout("tbmq-operator-bundle");
+        JsonNode manifest = blob(layout, JSON.readTree(layout.resolve("index.json").toFile()).at("/manifests/0/digest").asText());
+        JsonNode config = blob(layout, manifest.at("/config/digest").asText());
+        Map<String, String> labels = new java.util.TreeMap<>();
+        config.at("/config/Labels").properties().forEach(e -> labels.put(e.getKey(), e.getValue().asText()));
+        Map<String, String> annotations = new java.util.TreeMap<>();
+        new ObjectMapper(new com.fasterxml.jackson.dataformat.yaml.YAMLFactory())
+                .readTree(repo.resolve("bundle/metadata/annotations.yaml").toFile()).get("annotations").properties()
+                .forEach(e -> annotations.put(e.getKey(), e.getValue().asText()));
+        // OLM reads the bundle's format from the image labels and from metadata/annotations.yaml: they must agree.
+        assertThat(labels).isEqualTo(annotations);
+
+        Path bundle = work.resolve("tbmq-operator-bundle-bundle");
+        exec("umoci", "unpack", "--image", layout + ":" + VERSION, bundle.toString());
+        Path rootfs = bundle.resolve("rootfs");
+        assertThat(files(rootfs)).containsKeys("manifests/tbmq-operator.clusterserviceversion.yaml", "metadata/annotations.yaml");
+        assertThat(files(rootfs)).isEqualTo(files(repo.resolve("bundle")).entrySet().stream()
+                .filter(e -> e.getKey().startsWith("manifests/") || e.getKey().startsWith("metadata/"))
+                .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue, (a, b) -> a, java.util.TreeMap::new)));
+    }
+
+    @Test
+    void everyImagePushesToARegistryWithSkopeoAsTheInstallGuideSays() throws Exception {
+        Process tools = new ProcessBuilder("bash", "scripts/registry.sh").directory(repo.toFile())
+                .redirectError(work.resolve("registry-tools.log").toFile()).start();
+        String out = new String(tools.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        assertThat(tools.waitFor(15, TimeUnit.MINUTES)).isTrue();
+        assertThat(tools.exitValue()).as(Files.readString(work.resolve("registry-tools.log"))).isZero();
+        String registryBinary = out.substring(out.lastIndexOf('\n') + 1);
+
+        int port = Ports.free();
+        Path config = work.resolve("registry.yml");
+        Files.writeString(config, "version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: "
+                + work.resolve("registry-data") + "\nhttp:\n  addr: 127.0.0.1:" + port + "\n");
+        ProcessBuilder pb = new ProcessBuilder(registryBinary, "serve", config.toString()).redirectErrorStream(true)
+                .redirectOutput(work.resolve("registry.log").toFile());
+        pb.environment().put("OTEL_TRACES_EXPORTER", "none");
+        processes.add(pb.start());
+        awaitPort(port, work.resolve("registry.log"));
+
+        String registry = "127.0.0.1:" + port;
+        Map<String, String> images = Map.of("tbmq-broker", "tbmq/broker", "tbmq-operator", "tbmq/tbmq-operator",
+                "tbmq-operator-bundle", "tbmq/tbmq-operator-bundle");
+        for (Map.Entry<String, String> image : images.entrySet()) {
+            String archive = "target/images/" + image.getKey() + "-" + VERSION + ".oci.tar";
+            String reference = "docker://" + registry + "/" + image.getValue() + ":" + VERSION;
+            // docs/install.md's push command; --dest-tls-verify=false because this registry speaks plain HTTP.
+            execIn(repo, "skopeo", "copy", "--dest-tls-verify=false", "oci-archive:" + archive, reference);
+            JsonNode pushed = JSON.readTree(execIn(repo, "skopeo", "inspect", "--tls-verify=false", reference));
+            JsonNode local = JSON.readTree(execIn(repo, "skopeo", "inspect", "oci-archive:" + archive));
+            assertThat(pushed.get("Digest").asText()).as(image.getKey() + ": the registry holds the archive's image")
+                    .isEqualTo(local.get("Digest").asText());
+            assertThat(pushed.get("Architecture").asText()).isEqualTo("amd64");
+            assertThat(pushed.get("Labels")).isEqualTo(local.get("Labels"));
+        }
+    }
+
     // ---------------------------------------------------------------- helpers
+
+    /** The OCI image layout inside an archive of `make images`. */
+    private static Path layout(String name) throws Exception {
+        Path layout = Files.createDirectories(work.resolve(name + "-layout"));
+        exec("tar", "-C", layout.toString(), "-xf", repo.resolve("target/images/" + name + "-" + VERSION + ".oci.tar").toString());
+        return layout;
+    }
+
+    private static JsonNode blob(Path layout, String digest) throws IOException {
+        return JSON.readTree(layout.resolve("blobs/sha256/" + digest.substring("sha256:".length())).toFile());
+    }
+
+    /** Every regular file under {@code root}, by relative path, with its content's digest. */
+    private static Map<String, String> files(Path root) throws Exception {
+        Map<String, String> files = new java.util.TreeMap<>();
+        try (var walk = Files.walk(root)) {
+            for (Path f : walk.filter(Files::isRegularFile).toList()) {
+                files.put(root.relativize(f).toString(), java.util.HexFormat.of().formatHex(
+                        java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(f))));
+            }
+        }
+        return files;
+    }
+
+    private static String execIn(Path dir, String... cmd) throws Exception {
+        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(5, TimeUnit.MINUTES) || p.exitValue() != 0) {
+            throw new IllegalStateException(String.join(" ", cmd) + " failed: " + out);
+        }
+        return out;
+    }
 
     /** Unpacks the OCI archive the way a runtime does; returns the root filesystem, /proc mounted. */
     private static Path unpack(String name) throws Exception {
-        Path layout = Files.createDirectories(work.resolve(name + "-layout"));
-        exec("tar", "-C", layout.toString(), "-xf", repo.resolve("target/images/" + name + "-" + VERSION + ".oci.tar").toString());
+        Path layout = layout(name);
         Path bundle = work.resolve(name + "-bundle");
         exec("umoci", "unpack", "--image", layout + ":" + VERSION, bundle.toString());
         Path rootfs = bundle.resolve("rootfs");
