@@ -169,6 +169,11 @@ class OperatorE2E {
         assertThat(nodes).allSatisfy(n -> assertThat(n.known()).hasSize(3));
         assertThat(nodes.stream().mapToInt(NodeState::slotCount).sum()).isEqualTo(16384);
         assertThat(nodes).allSatisfy(n -> assertThat(n.slotCount()).isBetween(5461, 5462));
+        // The Redis processes here start without an append-only file, as pods of an older operator did:
+        // the operator turns it on at run time, since restarting them with the new redis.conf would start them empty.
+        assertThat(redis.subList(0, 3)).allSatisfy(r -> assertThat(
+                io.tbmq.localstack.RedisCli.command(r.port(), "CONFIG GET appendonly").replace("\r\n", " ")).contains("appendonly $3 yes"));
+        assertThat(eventReasons()).contains("RedisAppendOnly");
     }
 
     @Test

@@ -18,9 +18,9 @@ public final class RedisCluster implements AutoCloseable {
         }
     }
 
-    /** Every node with an fsynced append-only file ({@link RedisNode#appendOnly}); takes effect at the next start. */
-    public RedisCluster appendOnly(boolean on) {
-        nodes.forEach(n -> n.appendOnly(on));
+    /** Every node with an append-only file fsynced so ({@link RedisNode#appendOnly}); takes effect at the next start. */
+    public RedisCluster appendOnly(String fsync) {
+        nodes.forEach(n -> n.appendOnly(fsync));
         return this;
     }
 

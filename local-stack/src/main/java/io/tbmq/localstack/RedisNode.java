@@ -16,7 +16,7 @@ public final class RedisNode implements AutoCloseable {
     private final boolean clusterMember;
     private final boolean snapshots;
     private List<String> extraArgs = List.of();
-    private boolean appendOnly;
+    private String appendFsync;
     private ManagedProcess process;
 
     RedisNode(Path dir, int port, boolean clusterMember, boolean snapshots) {
@@ -40,11 +40,13 @@ public final class RedisNode implements AutoCloseable {
     }
 
     /**
-     * Every write in an append-only file, fsynced before Redis replies (appendfsync always): a
-     * {@code kill -9} loses nothing Redis acknowledged. Takes effect at the next start.
+     * Every write in an append-only file, fsynced by {@code fsync} ({@code always}: before Redis
+     * replies; {@code everysec}: once a second, but written to the file, i.e. to the kernel,
+     * before the reply, so a {@code kill -9} of Redis loses nothing it acknowledged either);
+     * null for none. Takes effect at the next start.
      */
-    public RedisNode appendOnly(boolean on) {
-        this.appendOnly = on;
+    public RedisNode appendOnly(String fsync) {
+        this.appendFsync = fsync;
         return this;
     }
 
@@ -69,8 +71,8 @@ public final class RedisNode implements AutoCloseable {
         }
         List<String> cmd = new ArrayList<>(List.of(server.toString(),
                 "--bind", "127.0.0.1", "--port", Integer.toString(port), "--dir", dir.toString(),
-                "--daemonize", "no", "--protected-mode", "no", "--appendonly", appendOnly ? "yes" : "no",
-                "--appendfsync", "always",
+                "--daemonize", "no", "--protected-mode", "no", "--appendonly", appendFsync != null ? "yes" : "no",
+                "--appendfsync", appendFsync != null ? appendFsync : "always",
                 "--save", snapshots ? "60 1000" : "", "--dbfilename", "dump.rdb"));
         if (clusterMember) {
             cmd.addAll(List.of("--cluster-enabled", "yes", "--cluster-config-file", dir.resolve("nodes.conf").toString(),

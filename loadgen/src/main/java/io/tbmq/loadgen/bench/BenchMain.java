@@ -118,6 +118,22 @@ public final class BenchMain {
                 tbmqPids.put(n == 0 ? "broker" : "broker" + (n + 1), brokers.get(n).process().pid());
             }
             tbmqPids.put("kafka", stack.kafka().process().pid());
+            String aof = System.getenv().getOrDefault("BENCH_REDIS_AOF", "");
+            if (aof.equals("always") || aof.equals("everysec")) {
+                // BENCH_REDIS_AOF=always|everysec: every Redis node with an append-only file, fsynced so.
+                List<Integer> redisPorts = redisCluster
+                        ? stack.redisCluster().orElseThrow().nodes().stream().map(n -> n.port()).toList()
+                        : List.of(stack.redis().orElseThrow().port());
+                for (int port : redisPorts) {
+                    String reply = io.tbmq.localstack.RedisCli.command(port, "CONFIG SET appendfsync " + aof);
+                    if (reply.startsWith("+OK")) {
+                        reply = io.tbmq.localstack.RedisCli.command(port, "CONFIG SET appendonly yes");
+                    }
+                    if (!reply.startsWith("+OK")) {
+                        throw new IllegalStateException("could not turn on AOF on Redis " + port + ": " + reply);
+                    }
+                }
+            }
             if (redisCluster) {
                 var nodes = stack.redisCluster().orElseThrow().nodes();
                 for (int i = 0; i < nodes.size(); i++) {
@@ -258,7 +274,10 @@ public final class BenchMain {
     /** The non-default broker settings of this run, as the report shows them. */
     private static String settings() {
         String set = System.getenv().getOrDefault("BENCH_SET", "").trim();
-        String redis = "cluster".equals(System.getenv("BENCH_REDIS")) ? "Redis Cluster (3 masters)" : "";
+        String redis = ("cluster".equals(System.getenv("BENCH_REDIS")) ? "Redis Cluster (3 masters)" : "")
+                + (System.getenv().getOrDefault("BENCH_REDIS_AOF", "").isEmpty() ? ""
+                        : " Redis AOF, appendfsync " + System.getenv("BENCH_REDIS_AOF"));
+        redis = redis.trim();
         String nodes = System.getenv().getOrDefault("BENCH_NODES", "1").equals("1") ? ""
                 : System.getenv("BENCH_NODES") + " broker nodes, pairs across nodes";
         String brokerJvm = jvmOptions("BENCH_BROKER_JVM").isEmpty() ? "" : "broker JVM " + String.join(" ", jvmOptions("BENCH_BROKER_JVM"));

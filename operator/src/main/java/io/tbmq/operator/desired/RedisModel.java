@@ -18,8 +18,12 @@ import io.tbmq.operator.api.TbmqCluster;
 
 /**
  * The managed Redis Cluster: masters only (the seeds' Table 4 counts Redis nodes), each announcing
- * its stable hostname so a pod that comes back with a new IP keeps its place in the cluster, RDB
- * snapshots and no AOF (the paper's choice: persisted messages are replayable from Kafka).
+ * its stable hostname so a pod that comes back with a new IP keeps its place in the cluster, and an
+ * append-only file (Redis writes each command to it before replying, fsync once a second). Not the
+ * paper's RDB snapshots: the broker commits tbmq.msg.persisted offsets once Redis has replied, so
+ * what Redis acknowledged and then lost in a crash could no longer be replayed from Kafka
+ * (docs/reliability.md). {@code always} would also survive a crash of the machine, at a latency
+ * cost measured in docs/benchmarks.md.
  */
 public final class RedisModel {
     public static final String COMPONENT = "redis";
@@ -31,8 +35,9 @@ public final class RedisModel {
             cluster-node-timeout 5000
             cluster-preferred-endpoint-type hostname
             cluster-allow-replica-migration no
-            appendonly no
-            save 900 1 300 100 60 10000
+            appendonly yes
+            appendfsync everysec
+            save ""
             dir /data
             protected-mode no
             """;

@@ -98,6 +98,12 @@ public final class RedisProvisioner {
                             masters, masters);
                 }
             }
+            for (RedisNode node : nodes) {
+                if (admin.ensureAppendOnly(node)) {
+                    events.normal(owner, "RedisAppendOnly", "redis-" + node.ordinal()
+                            + ": append-only file turned on, so a restart keeps what it acknowledged");
+                }
+            }
         } catch (RuntimeException e) {
             LOG.warnf("%s/%s: Redis Cluster not reachable: %s", names.namespace(), names.cluster(), e.getMessage());
             return progressing("RedisUnreachable", "cannot reach the Redis pods: " + e.getMessage(), 0, masters);

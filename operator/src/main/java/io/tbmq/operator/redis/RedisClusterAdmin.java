@@ -47,6 +47,21 @@ public final class RedisClusterAdmin implements AutoCloseable {
         return ClusterNodesParser.parse(node, nodes);
     }
 
+    /**
+     * Turns on the append-only file (fsync every second) on a running node that runs without it (a pod started from an older configuration); returns whether it had to. At run
+     * time because restarting a node whose configuration newly says {@code appendonly yes} would
+     * start it empty: Redis then reads only the (absent) append-only file, not its snapshot.
+     */
+    public boolean ensureAppendOnly(RedisNode node) {
+        var commands = sync(node);
+        if ("yes".equals(commands.configGet("appendonly").get("appendonly"))) {
+            return false;
+        }
+        // Redis writes the current data set to the new file in the background before appending to it.
+        commands.configSet("appendonly", "yes");
+        return true;
+    }
+
     /** Whether the node considers the cluster usable (every slot served by a reachable master). */
     public boolean clusterStateOk(RedisNode node) {
         return sync(node).clusterInfo().contains("cluster_state:ok");

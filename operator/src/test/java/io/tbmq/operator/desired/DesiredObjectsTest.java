@@ -58,7 +58,7 @@ class DesiredObjectsTest {
         Container redisContainer = redis.getSpec().getTemplate().getSpec().getContainers().get(0);
         assertThat(redisContainer.getArgs()).contains("--cluster-announce-hostname",
                 "$(POD_NAME).p2p-200k-redis.$(POD_NAMESPACE).svc");
-        assertThat(RedisModel.config(c, names).getData().get("redis.conf")).contains("appendonly no", "save 900 1",
+        assertThat(RedisModel.config(c, names).getData().get("redis.conf")).contains("appendonly yes", "appendfsync everysec",
                 "cluster-enabled yes");
         assertThat(redis.getSpec().getVolumeClaimTemplates()).singleElement()
                 .satisfies(pvc -> assertThat(pvc.getSpec().getResources().getRequests().get("storage").toString()).isEqualTo("8Gi"));
