@@ -98,7 +98,8 @@ public class BrokerApplication {
         KafkaMessageLog messageLog = new KafkaMessageLog(sender, topics, metrics);
         ApplicationTopics appTopics = new ApplicationTopics(config.kafka().topicPrefix().orElse(""), kafka.admin(),
                 config.kafka().replicationFactor(), config.persistence().applicationTopicRetention());
-        applications = new ApplicationSessions(clients, appTopics, config.mqtt().maxQueuedMessages());
+        applications = new ApplicationSessions(clients, appTopics, config.mqtt().maxQueuedMessages(),
+                config.persistence().applicationFetchMaxWait());
         redis = new RedisConnector(config.redis());
         DeviceMessageStore devices = new DeviceMessageStore(redis, new RedisKeys(config.redis().slotGroups()),
                 config.persistence().deviceMessagesLimit());

@@ -39,6 +39,13 @@ public interface PersistenceConfig {
     @WithDefault("3s")
     Duration reconnectRecheck();
 
+    /**
+     * How long an idle APPLICATION client's consumer waits per fetch (10 fetches a second at 100ms).
+     * It returns at once when a message arrives, whatever this is.
+     */
+    @WithDefault("100ms")
+    Duration applicationFetchMaxWait();
+
     /** Retention of each APPLICATION client's topic (its offline backlog). */
     @WithDefault("7d")
     Duration applicationTopicRetention();

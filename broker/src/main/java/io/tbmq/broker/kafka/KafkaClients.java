@@ -63,6 +63,19 @@ public final class KafkaClients {
         return p;
     }
 
+    /**
+     * The consumer of one APPLICATION client: it returns a fetch as soon as one message is there,
+     * since it serves one client (batching would only add latency) and an idle one should cost
+     * Kafka little ({@code idleWait} per fetch).
+     */
+    public Properties clientConsumer(String groupId, String clientIdSuffix, java.time.Duration idleWait) {
+        Properties p = consumer(groupId, clientIdSuffix);
+        p.put(ConsumerConfig.FETCH_MIN_BYTES_CONFIG, "1");
+        p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, Long.toString(idleWait.toMillis()));
+        return p;
+    }
+
+    /** A consumer of the broker's own topics: fetches batched by consumer-fetch-min-bytes and -max-wait. */
     public Properties consumer(String groupId, String clientIdSuffix) {
         Properties p = common(clientIdSuffix);
         p.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);

@@ -1,5 +1,6 @@
 package io.tbmq.broker.persistence;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -15,12 +16,14 @@ public final class ApplicationSessions implements AutoCloseable {
     private final KafkaClients clients;
     private final ApplicationTopics topics;
     private final int maxQueued;
+    private final Duration idleFetchWait;
     private final ConcurrentHashMap<String, ApplicationConsumer> consumers = new ConcurrentHashMap<>();
 
-    public ApplicationSessions(KafkaClients clients, ApplicationTopics topics, int maxQueued) {
+    public ApplicationSessions(KafkaClients clients, ApplicationTopics topics, int maxQueued, Duration idleFetchWait) {
         this.clients = clients;
         this.topics = topics;
         this.maxQueued = maxQueued;
+        this.idleFetchWait = idleFetchWait;
     }
 
     /** Makes sure the client's topic exists (before CONNACK, so routing to it cannot fail). */
@@ -33,8 +36,8 @@ public final class ApplicationSessions implements AutoCloseable {
      * acknowledged last. A consumer left by an earlier connection is stopped.
      */
     public void attach(Session session, Object connection) {
-        ApplicationConsumer consumer = new ApplicationConsumer(clients.consumer(topics.group(session.clientId()),
-                "app-" + session.clientId().hashCode()), topics.topic(session.clientId()), session, connection, maxQueued);
+        ApplicationConsumer consumer = new ApplicationConsumer(clients.clientConsumer(topics.group(session.clientId()),
+                "app-" + session.clientId().hashCode(), idleFetchWait), topics.topic(session.clientId()), session, connection, maxQueued);
         ApplicationConsumer previous = consumers.put(session.clientId(), consumer);
         if (previous != null) {
             previous.stop();

@@ -24,8 +24,9 @@ class KafkaClientsTest {
                     case "bootstrapServers" -> "kafka:9092";
                     case "propertiesFile" -> file;
                     case "consumerMaxPollRecords" -> 500;
-                    case "consumerFetchMinBytes" -> 1;
-                    case "consumerFetchMaxWait", "consumerCommitInterval" -> java.time.Duration.ofMillis(100);
+                    case "consumerFetchMinBytes" -> 65536;
+                    case "consumerFetchMaxWait" -> java.time.Duration.ofMillis(10);
+                    case "consumerCommitInterval" -> java.time.Duration.ofMillis(100);
                     case "consumerSessionTimeout" -> java.time.Duration.ofSeconds(10);
                     case "properties" -> inline;
                     default -> throw new UnsupportedOperationException(method.getName());
@@ -48,6 +49,16 @@ class KafkaClientsTest {
         // published before the group ever read them: starting at the end would drop them.
         Properties p = new KafkaClients(config(Optional.empty(), Map.of()), "node-0").consumer("tbmq-msg-all-router", "router-0");
         assertThat(p).containsEntry("auto.offset.reset", "earliest").containsEntry("group.instance.id", "tbmq-node-0-router-0");
+    }
+
+    @Test
+    void routingConsumersBatchFetchesButAnApplicationClientsConsumerGetsEachMessageAtOnce() {
+        KafkaClients clients = new KafkaClients(config(Optional.empty(), Map.of()), "node-0");
+        assertThat(clients.consumer("tbmq-msg-all-router", "router-0")).containsEntry("fetch.min.bytes", "65536")
+                .containsEntry("fetch.max.wait.ms", "10");
+        Properties app = clients.clientConsumer("tbmq-app-c1", "app-1", java.time.Duration.ofMillis(100));
+        assertThat(app).containsEntry("fetch.min.bytes", "1").containsEntry("fetch.max.wait.ms", "100")
+                .containsEntry("group.id", "tbmq-app-c1");
     }
 
     @Test
