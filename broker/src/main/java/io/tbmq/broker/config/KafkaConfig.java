@@ -62,6 +62,14 @@ public interface KafkaConfig {
     @WithDefault("10ms")
     Duration consumerFetchMaxWait();
 
+    /**
+     * How often the broker's producer and consumers refresh topic metadata: partitions the
+     * operator adds to a topic are produced to and consumed within this long, without a restart
+     * (Kafka's own default is 5 minutes).
+     */
+    @WithDefault("30s")
+    Duration metadataMaxAge();
+
     /** acks for produced messages; "all" so a PUBACK means the message is on every in-sync replica. */
     @WithDefault("all")
     String producerAcks();

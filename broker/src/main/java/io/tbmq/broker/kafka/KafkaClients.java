@@ -29,6 +29,7 @@ public final class KafkaClients {
         Properties p = new Properties();
         p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
         p.put(CommonClientConfigs.CLIENT_ID_CONFIG, "tbmq-" + nodeId + "-" + clientIdSuffix);
+        p.put(CommonClientConfigs.METADATA_MAX_AGE_CONFIG, Long.toString(config.metadataMaxAge().toMillis()));
         config.propertiesFile().ifPresent(file -> p.putAll(load(file)));
         p.putAll(config.properties());
         return p;

@@ -2,14 +2,15 @@ package io.tbmq.broker.kafka;
 
 import java.time.Duration;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -17,6 +18,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.jboss.logging.Logger;
 
@@ -25,55 +27,66 @@ import io.tbmq.broker.util.RateLimitedLog;
 /**
  * One consumer thread of a broker topic with at-least-once processing: each polled batch is
  * handed over whole; its offsets are committed (at most every commit interval) only when the
- * handler's future completes; if it
- * fails, the consumer seeks back to the batch and tries again after a pause, so nothing that was
- * acknowledged upstream is skipped (the seeds' durability argument: commit after the store acked).
+ * handler's future completes; if it fails, the consumer seeks back to the batch and tries again
+ * after a pause, so nothing that was acknowledged upstream is skipped (commit only after the
+ * store acknowledged, as in the TBMQ paper).
+ *
+ * <p>A clean hand-over replays nothing: offsets stay owed until a commit covering them succeeds
+ * (an asynchronous commit refused mid-rebalance is retried, not dropped), a partition is committed
+ * synchronously before it is given up, and a consumer that stops on purpose commits before it
+ * leaves the group. Only a crash, or a member the group expelled, leaves its successor to replay
+ * up to one commit interval.
  */
 public final class LogConsumer implements Runnable {
     private static final Logger LOG = Logger.getLogger(LogConsumer.class);
     private static final RateLimitedLog RETRIES = new RateLimitedLog(LOG, 1);
+    /** A group completing another rebalance refuses commits for a moment; a revocation waits this long at most. */
+    private static final int HAND_OVER_ATTEMPTS = 30;
+    private static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(5);
 
     /** Processes one batch; the future completes when what must be durable is durable. */
     public interface BatchHandler {
         CompletableFuture<Void> handle(ConsumerRecords<byte[], byte[]> records);
     }
 
-    private final Properties properties;
+    private final Supplier<Consumer<byte[], byte[]>> factory;
     private final String topic;
     private final BatchHandler handler;
     private final Duration handlerTimeout;
     private final long commitIntervalNanos;
     private long lastCommit = System.nanoTime();
-    private final Map<TopicPartition, OffsetAndMetadata> processed = new HashMap<>();
+    private final UncommittedOffsets uncommitted = new UncommittedOffsets();
     private volatile boolean running = true;
-    private volatile KafkaConsumer<byte[], byte[]> consumer;
+    private volatile Consumer<byte[], byte[]> consumer;
 
     public LogConsumer(Properties properties, String topic, BatchHandler handler, Duration handlerTimeout,
             Duration commitInterval) {
-        this.properties = new Properties();
-        this.properties.putAll(properties);
-        this.properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        this(() -> new KafkaConsumer<>(withoutAutoCommit(properties)), topic, handler, handlerTimeout, commitInterval);
+    }
+
+    /** With the consumer {@code factory} makes (a test's mock, say); it must not commit on its own. */
+    LogConsumer(Supplier<Consumer<byte[], byte[]>> factory, String topic, BatchHandler handler, Duration handlerTimeout,
+            Duration commitInterval) {
+        this.factory = factory;
         this.topic = topic;
         this.handler = handler;
         this.handlerTimeout = handlerTimeout;
         this.commitIntervalNanos = commitInterval.toNanos();
     }
 
+    private static Properties withoutAutoCommit(Properties properties) {
+        Properties p = new Properties();
+        p.putAll(properties);
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        return p;
+    }
+
     @Override
     public void run() {
-        KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(properties);
+        Consumer<byte[], byte[]> c = factory.get();
         try {
             consumer = c;
-            c.subscribe(List.of(topic), new ConsumerRebalanceListener() {
-                @Override
-                public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-                    commitProcessed(c, true);
-                }
-
-                @Override
-                public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-                }
-            });
+            c.subscribe(List.of(topic), new HandOver(c));
             long backoff = 100;
             while (running) {
                 ConsumerRecords<byte[], byte[]> records = c.poll(Duration.ofMillis(200));
@@ -84,7 +97,7 @@ public final class LogConsumer implements Runnable {
                 if (process(records)) {
                     for (TopicPartition tp : records.partitions()) {
                         List<ConsumerRecord<byte[], byte[]>> list = records.records(tp);
-                        processed.put(tp, new OffsetAndMetadata(list.get(list.size() - 1).offset() + 1));
+                        uncommitted.processed(tp, list.get(list.size() - 1).offset() + 1);
                     }
                     commitDue(c);
                     backoff = 100;
@@ -96,7 +109,6 @@ public final class LogConsumer implements Runnable {
                     backoff = Math.min(backoff * 2, 5_000);
                 }
             }
-            commitProcessed(c, true);
         } catch (WakeupException e) {
             if (running) {
                 throw e;
@@ -105,10 +117,43 @@ public final class LogConsumer implements Runnable {
             LOG.errorf(e, "consumer of %s stopped", topic);
             throw e;
         } finally {
+            // Before leaving the group: its successor starts where this consumer got to.
+            commitBeforeHandOver(c, uncommitted.toCommit(), "leaving the group");
             // A node that stops on purpose leaves the group at once, so its partitions move now;
             // otherwise static membership would keep them unassigned until the session timeout.
             c.close(CloseOptions.groupMembershipOperation(running ? CloseOptions.GroupMembershipOperation.DEFAULT
                     : CloseOptions.GroupMembershipOperation.LEAVE_GROUP).withTimeout(Duration.ofSeconds(5)));
+        }
+    }
+
+    /** Commits before partitions move on, and forgets what is no longer this consumer's. */
+    private final class HandOver implements ConsumerRebalanceListener {
+        private final Consumer<byte[], byte[]> c;
+
+        HandOver(Consumer<byte[], byte[]> c) {
+            this.c = c;
+        }
+
+        @Override
+        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            commitBeforeHandOver(c, uncommitted.toCommit(partitions), "giving up " + partitions);
+            uncommitted.forget(partitions);
+        }
+
+        @Override
+        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+        }
+
+        @Override
+        public void onPartitionsLost(Collection<TopicPartition> partitions) {
+            // Expelled from the group (missed heartbeats): another member owns them already; a
+            // commit would be refused. Its successor replays from the last commit.
+            Map<TopicPartition, OffsetAndMetadata> owed = uncommitted.toCommit(partitions);
+            if (!owed.isEmpty()) {
+                LOG.warnf("consumer of %s lost %s to the group without committing %s: those records are processed again",
+                        topic, partitions, owed);
+            }
+            uncommitted.forget(partitions);
         }
     }
 
@@ -126,29 +171,53 @@ public final class LogConsumer implements Runnable {
         }
     }
 
-    private void commitDue(KafkaConsumer<byte[], byte[]> c) {
+    private void commitDue(Consumer<byte[], byte[]> c) {
         long now = System.nanoTime();
-        if (now - lastCommit >= commitIntervalNanos) {
-            lastCommit = now;
-            commitProcessed(c, false);
-        }
-    }
-
-    private void commitProcessed(KafkaConsumer<byte[], byte[]> c, boolean sync) {
-        if (processed.isEmpty()) {
+        if (uncommitted.isEmpty() || now - lastCommit < commitIntervalNanos) {
             return;
         }
-        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>(processed);
-        processed.clear();
-        try {
-            if (sync) {
-                c.commitSync(offsets);
-            } else {
-                c.commitAsync(offsets, null);
+        lastCommit = now;
+        c.commitAsync(uncommitted.toCommit(), (offsets, error) -> {
+            if (error == null) {
+                uncommitted.committed(offsets);
+            } else if (LOG.isDebugEnabled()) {
+                // Kept: the next commit carries these offsets again.
+                LOG.debugf("commit of %s refused for now (%s); retried with the next", topic, error.toString());
             }
-        } catch (RuntimeException e) {
-            LOG.debugf("commit of %s failed: %s", topic, e.getMessage());
+        });
+    }
+
+    /**
+     * A synchronous commit of {@code offsets}, retried while the group coordinator is completing
+     * another rebalance, and once after a wakeup from {@link #stop()} (the wakeup is spent by then).
+     */
+    private void commitBeforeHandOver(Consumer<byte[], byte[]> c, Map<TopicPartition, OffsetAndMetadata> offsets, String why) {
+        if (offsets.isEmpty()) {
+            return;
         }
+        RuntimeException last = null;
+        boolean wokenUp = false;
+        for (int attempt = 0; attempt < HAND_OVER_ATTEMPTS; attempt++) {
+            try {
+                c.commitSync(offsets, COMMIT_TIMEOUT);
+                uncommitted.committed(offsets);
+                return;
+            } catch (WakeupException e) {
+                if (wokenUp) {
+                    last = e;
+                    break;
+                }
+                wokenUp = true;
+            } catch (RebalanceInProgressException e) {
+                last = e;
+                sleep(100);
+            } catch (RuntimeException e) {
+                last = e;
+                break;
+            }
+        }
+        LOG.warnf("consumer of %s could not commit %s before %s (%s): the next owner processes those records again", topic,
+                offsets, why, String.valueOf(last));
     }
 
     private static void sleep(long millis) {
@@ -161,7 +230,7 @@ public final class LogConsumer implements Runnable {
 
     public void stop() {
         running = false;
-        KafkaConsumer<byte[], byte[]> c = consumer;
+        Consumer<byte[], byte[]> c = consumer;
         if (c != null) {
             c.wakeup();
         }

@@ -52,7 +52,10 @@ final class ContinuousPair {
         this(publisherPorts, subscriberPorts, name, ratePerSecond, 1);
     }
 
-    /** A pair at QoS 1 or QoS 2 end to end (the subscriber answers PUBREC / PUBCOMP). */
+    /**
+     * A pair at QoS 0, 1 or 2 end to end (the subscriber answers PUBACK, or PUBREC / PUBCOMP). At
+     * QoS 0 "acknowledged" means handed to the client library: nothing promises its delivery.
+     */
     ContinuousPair(List<Integer> publisherPorts, List<Integer> subscriberPorts, String name, int ratePerSecond, int qos) {
         this.qos = qos;
         this.publisherPorts = publisherPorts;
@@ -142,7 +145,9 @@ final class ContinuousPair {
                         arrivals.add(seq);
                     }
                 }
-                client.ack(r.qos() == 2 ? MqttMessageType.PUBREC : MqttMessageType.PUBACK, r.packetId());
+                if (r.qos() > 0) {
+                    client.ack(r.qos() == 2 ? MqttMessageType.PUBREC : MqttMessageType.PUBACK, r.packetId());
+                }
             } catch (Exception e) {
                 System.out.println(name + " subscriber reconnects after: " + e.getMessage());
                 if (client != null) {
@@ -175,6 +180,14 @@ final class ContinuousPair {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    String name() {
+        return name;
+    }
+
+    int qos() {
+        return qos;
     }
 
     /** The subscriber drops its connection (no DISCONNECT) and reconnects at once, as after a network blip. */

@@ -27,6 +27,7 @@ class KafkaClientsTest {
                     case "consumerFetchMinBytes" -> 65536;
                     case "consumerFetchMaxWait" -> java.time.Duration.ofMillis(10);
                     case "consumerCommitInterval" -> java.time.Duration.ofMillis(100);
+                    case "metadataMaxAge" -> java.time.Duration.ofSeconds(30);
                     case "consumerSessionTimeout" -> java.time.Duration.ofSeconds(10);
                     case "properties" -> inline;
                     default -> throw new UnsupportedOperationException(method.getName());

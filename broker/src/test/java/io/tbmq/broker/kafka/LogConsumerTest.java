@@ -1,0 +1,268 @@
+package io.tbmq.broker.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+
+import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.OffsetCommitCallback;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A partition handed from one member of the routing group to the next, with Kafka's group
+ * coordinator played by a shared offsets map: whatever the first member processed, its successor
+ * must not process again when the hand-over was clean (a rebalance, a member stopping on purpose),
+ * even when the first member's asynchronous commits were refused meanwhile, as Kafka refuses them
+ * while a rebalance is in progress (the duplicate delivery a clean-clone CI run saw).
+ */
+class LogConsumerTest {
+    private static final String TOPIC = "tbmq.msg.all";
+    private static final TopicPartition P0 = new TopicPartition(TOPIC, 0);
+    private static final TopicPartition P1 = new TopicPartition(TOPIC, 1);
+
+    /** The group coordinator's committed offsets. */
+    private final Map<TopicPartition, OffsetAndMetadata> group = new ConcurrentHashMap<>();
+    /** Every record any member handled, as partition/offset. */
+    private final List<String> handled = new CopyOnWriteArrayList<>();
+    private final List<Thread> threads = new ArrayList<>();
+    private final List<LogConsumer> consumers = new ArrayList<>();
+
+    @AfterEach
+    void stopConsumers() throws InterruptedException {
+        consumers.forEach(LogConsumer::stop);
+        for (Thread t : threads) {
+            t.join(5_000);
+        }
+    }
+
+    @Test
+    void aPartitionMovedAfterRefusedAsyncCommitsIsNotProcessedTwice() throws Exception {
+        Member first = new Member();
+        first.refuseAsyncCommits = true;
+        LogConsumer routing = start(first, Duration.ZERO);
+        first.step(() -> {
+            first.rebalance(List.of(P0));
+            records(first, P0, 0, 7);
+        });
+        awaitHandled(7);
+        // Another node joins: the partition moves while every commit so far was refused.
+        assertThat(group).as("no async commit got through").isEmpty();
+        first.step(() -> first.rebalance(List.of()));
+        routing.stop();
+
+        Member next = successor();
+        start(next, Duration.ZERO);
+        next.step(() -> {
+            next.rebalance(List.of(P0));
+            records(next, P0, 0, 20);
+        });
+        awaitHandled(20);
+        assertThat(handled).as("every record once").containsExactlyElementsOf(range(P0, 0, 20));
+    }
+
+    @Test
+    void aConsumerStoppingOnPurposeCommitsWhatItProcessedBeforeLeaving() throws Exception {
+        Member first = new Member();
+        // No periodic commit happens in this test: everything rests on the one made when leaving.
+        LogConsumer routing = start(first, Duration.ofHours(1));
+        first.step(() -> {
+            first.rebalance(List.of(P0, P1));
+            records(first, P0, 0, 5);
+            records(first, P1, 0, 3);
+        });
+        awaitHandled(8);
+        routing.stop();
+        threads.get(0).join(5_000);
+        assertThat(group).containsEntry(P0, new OffsetAndMetadata(5)).containsEntry(P1, new OffsetAndMetadata(3));
+
+        Member next = successor();
+        start(next, Duration.ZERO);
+        next.step(() -> {
+            next.rebalance(List.of(P0, P1));
+            records(next, P0, 0, 6);
+            records(next, P1, 0, 4);
+        });
+        awaitHandled(10);
+        assertThat(handled).doesNotHaveDuplicates();
+        assertThat(handled.subList(8, 10)).as("only what arrived after the stop").containsExactlyInAnyOrder("0@5", "1@3");
+    }
+
+    @Test
+    void aRevocationRefusedWhileTheGroupCompletesAnotherRebalanceIsRetried() throws Exception {
+        Member first = new Member();
+        first.refuseAsyncCommits = true;
+        first.refuseSyncCommits = 3;
+        LogConsumer routing = start(first, Duration.ZERO);
+        first.step(() -> {
+            first.rebalance(List.of(P0, P1));
+            records(first, P0, 0, 4);
+            records(first, P1, 0, 2);
+        });
+        awaitHandled(6);
+        // Cooperative: only P1 moves; P0 stays and its offsets stay owed until a commit succeeds.
+        first.step(() -> first.rebalance(List.of(P0)));
+        Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() -> group.containsKey(P1));
+        assertThat(group).containsEntry(P1, new OffsetAndMetadata(2)).doesNotContainKey(P0);
+        first.refuseAsyncCommits = false;
+        first.step(() -> records(first, P0, 4, 5));
+        Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() -> new OffsetAndMetadata(5).equals(group.get(P0)));
+        routing.stop();
+    }
+
+    @Test
+    void partitionsLostToTheGroupAreNotCommittedByTheMemberThatLostThem() throws Exception {
+        Member first = new Member();
+        first.refuseAsyncCommits = true;
+        LogConsumer routing = start(first, Duration.ZERO);
+        first.step(() -> {
+            first.rebalance(List.of(P0));
+            records(first, P0, 0, 3);
+        });
+        awaitHandled(3);
+        // Expelled (missed heartbeats): another member owns P0 now and commits for itself.
+        first.step(() -> first.lose(List.of(P0)));
+        routing.stop();
+        threads.get(0).join(5_000);
+        assertThat(group).as("nothing committed for a partition this member no longer owned").isEmpty();
+        assertThat(first.syncCommits).isZero();
+    }
+
+    private LogConsumer start(Member member, Duration commitInterval) {
+        LogConsumer consumer = new LogConsumer(() -> member, TOPIC, records -> {
+            for (ConsumerRecord<byte[], byte[]> r : records) {
+                handled.add(r.partition() + "@" + r.offset());
+            }
+            return CompletableFuture.completedFuture(null);
+        }, Duration.ofSeconds(5), commitInterval);
+        consumers.add(consumer);
+        Thread t = new Thread(consumer, "log-consumer-test-" + threads.size());
+        t.setDaemon(true);
+        threads.add(t);
+        t.start();
+        return consumer;
+    }
+
+    /** The partition's next owner: it starts where the group's committed offsets say. */
+    private Member successor() {
+        Member next = new Member();
+        next.inherit(group);
+        return next;
+    }
+
+    private void awaitHandled(int count) {
+        Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() -> handled.size() >= count);
+        assertThat(handled).hasSizeLessThanOrEqualTo(count);
+    }
+
+    private static void records(MockConsumer<byte[], byte[]> consumer, TopicPartition tp, int from, int to) {
+        for (int offset = from; offset < to; offset++) {
+            consumer.addRecord(new ConsumerRecord<>(tp.topic(), tp.partition(), offset, new byte[0], new byte[] {(byte) offset}));
+        }
+    }
+
+    private static List<String> range(TopicPartition tp, int from, int to) {
+        return IntStream.range(from, to).mapToObj(o -> tp.partition() + "@" + o).toList();
+    }
+
+    /** A member of the group whose commits reach the shared offsets, unless told to refuse them as Kafka does mid-rebalance. */
+    private final class Member extends MockConsumer<byte[], byte[]> {
+        volatile boolean refuseAsyncCommits;
+        volatile int refuseSyncCommits;
+        volatile int syncCommits;
+        private ConsumerRebalanceListener listener;
+        private Map<TopicPartition, OffsetAndMetadata> inherited = Map.of();
+
+        Member() {
+            super("earliest");
+            updateBeginningOffsets(Map.of(P0, 0L, P1, 0L));
+        }
+
+        /** Starts from these committed offsets (MockConsumer forgets commits made before it subscribes). */
+        void inherit(Map<TopicPartition, OffsetAndMetadata> offsets) {
+            inherited = Map.copyOf(offsets);
+        }
+
+        @Override
+        public synchronized void subscribe(Collection<String> topics, ConsumerRebalanceListener callback) {
+            this.listener = callback;
+            super.subscribe(topics, callback);
+            super.commitAsync(inherited, null);
+        }
+
+        /** Runs {@code task} on the consumer's thread at its next poll and waits until it ran. */
+        void step(Runnable task) throws InterruptedException {
+            CountDownLatch ran = new CountDownLatch(1);
+            schedulePollTask(() -> {
+                task.run();
+                ran.countDown();
+            });
+            assertThat(ran.await(5, TimeUnit.SECONDS)).as("the consumer polled").isTrue();
+        }
+
+        /** As Kafka does for an expelled member: onPartitionsLost, and no revocation commit is possible. */
+        void lose(Collection<TopicPartition> partitions) {
+            listener.onPartitionsLost(partitions);
+            List<TopicPartition> kept = new ArrayList<>(assignment());
+            kept.removeAll(partitions);
+            rebalance(kept);
+        }
+
+        @Override
+        public synchronized org.apache.kafka.clients.consumer.ConsumerRecords<byte[], byte[]> poll(Duration timeout) {
+            try {
+                // A real poll waits for records; without this the test's consumer thread would spin.
+                wait(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return super.poll(timeout);
+        }
+
+        @Override
+        public synchronized void commitAsync(Map<TopicPartition, OffsetAndMetadata> offsets, OffsetCommitCallback callback) {
+            if (refuseAsyncCommits) {
+                callback.onComplete(offsets, new RebalanceInProgressException("rebalance in progress (test)"));
+                return;
+            }
+            group.putAll(offsets);
+            super.commitAsync(offsets, callback);
+        }
+
+        @Override
+        public synchronized void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets) {
+            syncCommits++;
+            if (!assignment().containsAll(offsets.keySet())) {
+                throw new CommitFailedException("committing partitions this member does not own (test)");
+            }
+            if (refuseSyncCommits > 0) {
+                refuseSyncCommits--;
+                throw new RebalanceInProgressException("the group is completing another rebalance (test)");
+            }
+            group.putAll(offsets);
+            super.commitAsync(offsets, null);
+        }
+
+        @Override
+        public void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets, Duration timeout) {
+            commitSync(offsets);
+        }
+    }
+}
