@@ -186,7 +186,8 @@ public class BrokerApplication {
     }
 
     /** The routing consumer's batch: every message matched; done when every persistent copy is in Kafka. */
-    private CompletableFuture<Void> route(org.apache.kafka.clients.consumer.ConsumerRecords<byte[], byte[]> records) {
+    private CompletableFuture<Void> route(org.apache.kafka.clients.consumer.ConsumerRecords<byte[], byte[]> records,
+            LogConsumer.Replays replays) {
         List<CompletableFuture<Void>> pending = null;
         for (ConsumerRecord<byte[], byte[]> record : records) {
             PublishMessage message;
@@ -196,7 +197,8 @@ public class BrokerApplication {
                 LOG.debugf("skipping undecodable record %s-%d@%d", record.topic(), record.partition(), record.offset());
                 continue;
             }
-            CompletableFuture<Void> persisted = core.router().route(message, record.partition(), record.offset());
+            CompletableFuture<Void> persisted = core.router().route(message, record.partition(), record.offset(),
+                    replays.possible(record.partition(), record.offset()));
             if (!persisted.isDone()) {
                 if (pending == null) {
                     pending = new ArrayList<>();

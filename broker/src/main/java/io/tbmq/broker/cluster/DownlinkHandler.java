@@ -42,7 +42,8 @@ public final class DownlinkHandler implements LogConsumer.BatchHandler {
     }
 
     @Override
-    public CompletableFuture<Void> handle(ConsumerRecords<byte[], byte[]> records) {
+    public CompletableFuture<Void> handle(ConsumerRecords<byte[], byte[]> records, LogConsumer.Replays replays) {
+        // A replayed downlink copy belonged to a session of this node before it restarted: its epoch is gone.
         List<CompletableFuture<Void>> forwarded = null;
         for (ConsumerRecord<byte[], byte[]> r : records) {
             String clientId = new String(r.key(), StandardCharsets.UTF_8);

@@ -1,7 +1,10 @@
 package io.tbmq.broker.kafka;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -34,8 +37,10 @@ import io.tbmq.broker.util.RateLimitedLog;
  * <p>A clean hand-over replays nothing: offsets stay owed until a commit covering them succeeds
  * (an asynchronous commit refused mid-rebalance is retried, not dropped), a partition is committed
  * synchronously before it is given up, and a consumer that stops on purpose commits before it
- * leaves the group. Only a crash, or a member the group expelled, leaves its successor to replay
- * up to one commit interval.
+ * leaves the group. Those hand-over commits are marked as such, so the next owner knows whether
+ * its predecessor left cleanly; if not (a crash, or a member the group expelled), the records up to
+ * the partition's end at assignment may have been processed already, and the handler is told
+ * ({@link Replays}) so that redelivered copies carry DUP.
  */
 public final class LogConsumer implements Runnable {
     private static final Logger LOG = Logger.getLogger(LogConsumer.class);
@@ -44,9 +49,19 @@ public final class LogConsumer implements Runnable {
     private static final int HAND_OVER_ATTEMPTS = 30;
     private static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(5);
 
+    /** Commit metadata of a hand-over: everything before the offset was processed, nothing after it. */
+    static final String HANDED_OVER = "handed-over";
+
     /** Processes one batch; the future completes when what must be durable is durable. */
     public interface BatchHandler {
-        CompletableFuture<Void> handle(ConsumerRecords<byte[], byte[]> records);
+        CompletableFuture<Void> handle(ConsumerRecords<byte[], byte[]> records, Replays replays);
+    }
+
+    /** Which records a predecessor that did not hand over cleanly may have processed already. */
+    public interface Replays {
+        Replays NONE = (partition, offset) -> false;
+
+        boolean possible(int partition, long offset);
     }
 
     private final Supplier<Consumer<byte[], byte[]>> factory;
@@ -56,6 +71,12 @@ public final class LogConsumer implements Runnable {
     private final long commitIntervalNanos;
     private long lastCommit = System.nanoTime();
     private final UncommittedOffsets uncommitted = new UncommittedOffsets();
+    /** Per partition, the end of a crashed predecessor's possible progress: records before it may be replays. */
+    private final Map<Integer, Long> replayEnds = new HashMap<>();
+    private final Replays replays = (partition, offset) -> {
+        Long end = replayEnds.get(partition);
+        return end != null && offset < end;
+    };
     private volatile boolean running = true;
     private volatile Consumer<byte[], byte[]> consumer;
 
@@ -97,7 +118,9 @@ public final class LogConsumer implements Runnable {
                 if (process(records)) {
                     for (TopicPartition tp : records.partitions()) {
                         List<ConsumerRecord<byte[], byte[]>> list = records.records(tp);
-                        uncommitted.processed(tp, list.get(list.size() - 1).offset() + 1);
+                        long next = list.get(list.size() - 1).offset() + 1;
+                        uncommitted.processed(tp, next);
+                        replayEnds.computeIfPresent(tp.partition(), (k, end) -> next >= end ? null : end);
                     }
                     commitDue(c);
                     backoff = 100;
@@ -117,8 +140,10 @@ public final class LogConsumer implements Runnable {
             LOG.errorf(e, "consumer of %s stopped", topic);
             throw e;
         } finally {
-            // Before leaving the group: its successor starts where this consumer got to.
-            commitBeforeHandOver(c, uncommitted.toCommit(), "leaving the group");
+            if (!running) {
+                // Leaving on purpose: the successors start exactly where this consumer got to.
+                commitBeforeHandOver(c, c.assignment(), "leaving the group");
+            }
             // A node that stops on purpose leaves the group at once, so its partitions move now;
             // otherwise static membership would keep them unassigned until the session timeout.
             c.close(CloseOptions.groupMembershipOperation(running ? CloseOptions.GroupMembershipOperation.DEFAULT
@@ -136,12 +161,15 @@ public final class LogConsumer implements Runnable {
 
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-            commitBeforeHandOver(c, uncommitted.toCommit(partitions), "giving up " + partitions);
-            uncommitted.forget(partitions);
+            commitBeforeHandOver(c, partitions, "giving up " + partitions);
+            forget(partitions);
         }
 
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            if (!partitions.isEmpty()) {
+                findReplays(c, partitions);
+            }
         }
 
         @Override
@@ -153,13 +181,56 @@ public final class LogConsumer implements Runnable {
                 LOG.warnf("consumer of %s lost %s to the group without committing %s: those records are processed again",
                         topic, partitions, owed);
             }
-            uncommitted.forget(partitions);
+            forget(partitions);
+        }
+    }
+
+    private void forget(Collection<TopicPartition> partitions) {
+        uncommitted.forget(partitions);
+        partitions.forEach(tp -> replayEnds.remove(tp.partition()));
+    }
+
+    /**
+     * A partition whose last commit is not a hand-over was left by a member that crashed or was
+     * expelled: it may have processed records after that commit, up to the partition's end now.
+     */
+    private void findReplays(Consumer<byte[], byte[]> c, Collection<TopicPartition> partitions) {
+        try {
+            Map<TopicPartition, OffsetAndMetadata> committed = c.committed(new HashSet<>(partitions), COMMIT_TIMEOUT);
+            List<TopicPartition> unclean = new ArrayList<>();
+            for (TopicPartition tp : partitions) {
+                OffsetAndMetadata last = committed.get(tp);
+                if (last == null || !HANDED_OVER.equals(last.metadata())) {
+                    unclean.add(tp);
+                }
+            }
+            if (unclean.isEmpty()) {
+                return;
+            }
+            Map<TopicPartition, Long> ends = c.endOffsets(unclean, COMMIT_TIMEOUT);
+            for (TopicPartition tp : unclean) {
+                OffsetAndMetadata last = committed.get(tp);
+                Long end = ends.get(tp);
+                if (end != null && end > (last == null ? 0 : last.offset())) {
+                    replayEnds.put(tp.partition(), end);
+                }
+            }
+            if (!replayEnds.isEmpty()) {
+                LOG.infof("consumer of %s took over partitions without a clean hand-over; records before %s may be redelivered (DUP)",
+                        topic, replayEnds);
+            }
+        } catch (WakeupException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            LOG.warnf("consumer of %s could not read the committed offsets of %s (%s): possible redeliveries are not marked DUP",
+                    topic, partitions, e.toString());
         }
     }
 
     private boolean process(ConsumerRecords<byte[], byte[]> records) {
         try {
-            handler.handle(records).get(handlerTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            handler.handle(records, replayEnds.isEmpty() ? Replays.NONE : replays).get(handlerTimeout.toMillis(),
+                    TimeUnit.MILLISECONDS);
             return true;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -188,17 +259,24 @@ public final class LogConsumer implements Runnable {
     }
 
     /**
-     * A synchronous commit of {@code offsets}, retried while the group coordinator is completing
-     * another rebalance, and once after a wakeup from {@link #stop()} (the wakeup is spent by then).
+     * A synchronous commit of where this consumer got to in {@code partitions}, marked as a
+     * hand-over; retried while the group coordinator is completing another rebalance, and once
+     * after a wakeup from {@link #stop()} (the wakeup is spent by then). Positions are exactly what
+     * was processed here: rebalances and stops happen between batches, and a failed batch was
+     * sought back to its start.
      */
-    private void commitBeforeHandOver(Consumer<byte[], byte[]> c, Map<TopicPartition, OffsetAndMetadata> offsets, String why) {
-        if (offsets.isEmpty()) {
+    private void commitBeforeHandOver(Consumer<byte[], byte[]> c, Collection<TopicPartition> partitions, String why) {
+        if (partitions.isEmpty()) {
             return;
         }
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         RuntimeException last = null;
         boolean wokenUp = false;
         for (int attempt = 0; attempt < HAND_OVER_ATTEMPTS; attempt++) {
             try {
+                for (TopicPartition tp : partitions) {
+                    offsets.computeIfAbsent(tp, k -> new OffsetAndMetadata(c.position(k, COMMIT_TIMEOUT), HANDED_OVER));
+                }
                 c.commitSync(offsets, COMMIT_TIMEOUT);
                 uncommitted.committed(offsets);
                 return;
@@ -216,8 +294,8 @@ public final class LogConsumer implements Runnable {
                 break;
             }
         }
-        LOG.warnf("consumer of %s could not commit %s before %s (%s): the next owner processes those records again", topic,
-                offsets, why, String.valueOf(last));
+        LOG.warnf("consumer of %s could not commit %s before %s (%s): the next owner processes records since the last commit again",
+                topic, offsets.isEmpty() ? uncommitted.toCommit(partitions) : offsets, why, String.valueOf(last));
     }
 
     private static void sleep(long millis) {

@@ -60,7 +60,8 @@ public final class PersistedPipeline implements LogConsumer.BatchHandler {
     }
 
     @Override
-    public CompletableFuture<Void> handle(ConsumerRecords<byte[], byte[]> records) {
+    public CompletableFuture<Void> handle(ConsumerRecords<byte[], byte[]> records, LogConsumer.Replays replays) {
+        // Replays need no marking here: Redis recognises a source offset it applied already.
         long now = System.currentTimeMillis();
         Map<String, List<DeviceMessageStore.Incoming>> byClient = new LinkedHashMap<>();
         Map<String, Target> targets = new LinkedHashMap<>();

@@ -49,27 +49,29 @@ public final class Router {
     }
 
     public void route(PublishMessage message) {
-        route(message, -1, -1);
+        route(message, -1, -1, false);
     }
 
     /**
      * Routes one message read at {@code sourcePartition}/{@code sourceOffset} of the log. The
-     * future completes when every copy that leaves this node's memory is in Kafka.
+     * future completes when every copy that leaves this node's memory is in Kafka. A {@code replay}
+     * (read again after a node crashed) may have been delivered before: its QoS 1 and 2 copies
+     * carry DUP.
      */
-    public CompletableFuture<Void> route(PublishMessage message, int sourcePartition, long sourceOffset) {
+    public CompletableFuture<Void> route(PublishMessage message, int sourcePartition, long sourceOffset, boolean replay) {
         List<Subscriber> subscribers = trie.match(message.topic(), message.publisherId(), connected);
         List<CompletableFuture<Void>> pending = null;
         for (Subscriber subscriber : subscribers) {
             CompletableFuture<Void> sent;
             Session session = sessions.get(subscriber.clientId());
             if (session != null) {
-                sent = local(session, subscriber, message, sourcePartition, sourceOffset);
+                sent = local(session, subscriber, message, sourcePartition, sourceOffset, replay);
             } else {
                 SessionState elsewhere = remote.find(subscriber.clientId());
                 if (elsewhere == null) {
                     continue;
                 }
-                sent = remote(elsewhere, subscriber, message, sourcePartition, sourceOffset);
+                sent = remote(elsewhere, subscriber, message, sourcePartition, sourceOffset, replay);
             }
             if (sent != null && !sent.isDone()) {
                 if (pending == null) {
@@ -86,12 +88,12 @@ public final class Router {
     }
 
     private CompletableFuture<Void> local(Session session, Subscriber subscriber, PublishMessage message, int sourcePartition,
-            long sourceOffset) {
+            long sourceOffset, boolean replay) {
         Acl acl = session.deliveryAcl();
         if (acl != null && !acl.canReceive(message.topic())) {
             return null;
         }
-        OutboundMessage copy = copyFor(subscriber, message);
+        OutboundMessage copy = copyFor(subscriber, message, replay);
         CompletableFuture<Void> persisted = switch (session.persistence()) {
             case DEVICE -> copy.qos() > 0
                     ? destinations.device(session.clientId(), session.epoch(), copy, sourcePartition, sourceOffset) : null;
@@ -105,11 +107,11 @@ public final class Router {
     }
 
     private CompletableFuture<Void> remote(SessionState s, Subscriber subscriber, PublishMessage message, int sourcePartition,
-            long sourceOffset) {
+            long sourceOffset, boolean replay) {
         if (!s.denyReceive().isEmpty() && !Acl.receiveDenied(s.denyReceive()).canReceive(message.topic())) {
             return null;
         }
-        OutboundMessage copy = copyFor(subscriber, message);
+        OutboundMessage copy = copyFor(subscriber, message, replay);
         return switch (s.persistence()) {
             case DEVICE -> copy.qos() > 0 ? destinations.device(s.clientId(), s.epoch(), copy, sourcePartition, sourceOffset)
                     : s.connected() ? destinations.downlink(s.node(), s.clientId(), s.epoch(), copy) : null;
@@ -119,10 +121,11 @@ public final class Router {
         };
     }
 
-    private static OutboundMessage copyFor(Subscriber subscriber, PublishMessage message) {
+    private static OutboundMessage copyFor(Subscriber subscriber, PublishMessage message, boolean replay) {
         int qos = Math.min(message.qos(), subscriber.qos());
         // Retain is forwarded only when asked for (Retain As Published) [MQTT-3.3.1-12/13].
         boolean retain = subscriber.retainAsPublished() && message.retain();
-        return new OutboundMessage(message, qos, retain, subscriber.subscriptionIds());
+        // DUP is for QoS 1 and 2 only [MQTT-3.3.1-2].
+        return new OutboundMessage(message, qos, retain, subscriber.subscriptionIds(), 0, 0, replay && qos > 0);
     }
 }

@@ -19,6 +19,25 @@ import io.netty.handler.codec.mqtt.MqttVersion;
  * arrived, duplicates (and whether DUP was set), order, and the longest gap between deliveries.
  */
 final class ContinuousPair {
+    /** How the subscriber's session is kept. */
+    enum SubscriberKind {
+        /** Persistent, stored in Redis (the default). */
+        DEVICE("alice", false),
+        /** Clean session, kept in the memory of its node only; it subscribes again on each connection. */
+        MEMORY("alice", true),
+        /** Persistent, in its own Kafka topic (the credentials' APPLICATION user). */
+        APPLICATION("app", false);
+
+        final String user;
+        final boolean clean;
+
+        SubscriberKind(String user, boolean clean) {
+            this.user = user;
+            this.clean = clean;
+        }
+    }
+
+    private SubscriberKind kind = SubscriberKind.DEVICE;
     private final List<Integer> publisherPorts;
     private final List<Integer> subscriberPorts;
     private volatile int publisherNode;
@@ -29,6 +48,7 @@ final class ContinuousPair {
     private final BitSet acked = new BitSet();
     private final BitSet received = new BitSet();
     private final List<Integer> arrivals = new ArrayList<>();
+    private final java.util.concurrent.CountDownLatch subscribed = new java.util.concurrent.CountDownLatch(1);
     private volatile boolean running = true;
     private volatile boolean subscribing = true;
     private volatile boolean dropSubscriber;
@@ -64,14 +84,29 @@ final class ContinuousPair {
         this.ratePerSecond = ratePerSecond;
     }
 
+    /** The subscriber's session kind (before {@link #start()}). */
+    ContinuousPair subscriber(SubscriberKind kind) {
+        this.kind = kind;
+        return this;
+    }
+
     ContinuousPair start() throws Exception {
-        try (RawClient first = new RawClient(subscriberPorts.get(0), MqttVersion.MQTT_3_1_1)) {
-            first.connect(name + "-sub", "alice", false, 0);
-            first.subscribe("pairs/" + name + "/+", qos);
+        if (!kind.clean) {
+            try (RawClient first = new RawClient(subscriberPorts.get(0), MqttVersion.MQTT_3_1_1)) {
+                first.connect(name + "-sub", kind.user, false, 0);
+                first.subscribe("pairs/" + name + "/+", qos);
+            }
         }
         subscriber = new Thread(this::subscribe, name + "-subscriber");
         publisher = new Thread(this::publish, name + "-publisher");
         subscriber.start();
+        if (kind.clean && !subscribed.await(10, TimeUnit.SECONDS)) {
+            throw new IllegalStateException(name + ": the subscriber did not subscribe");
+        }
+        if (kind.clean) {
+            // The other nodes learn of the subscription through tbmq.client.session.
+            Thread.sleep(2_000);
+        }
         publisher.start();
         return this;
     }
@@ -115,7 +150,11 @@ final class ContinuousPair {
             try {
                 if (client == null) {
                     client = new RawClient(subscriberPorts.get(subscriberNode % subscriberPorts.size()), MqttVersion.MQTT_3_1_1);
-                    client.connect(name + "-sub", "alice", false, 0);
+                    client.connect(name + "-sub", kind.user, kind.clean, 0);
+                    if (kind.clean) {
+                        client.subscribe("pairs/" + name + "/+", qos);
+                        subscribed.countDown();
+                    }
                 }
                 if (dropSubscriber) {
                     dropSubscriber = false;

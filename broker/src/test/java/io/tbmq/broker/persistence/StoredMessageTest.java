@@ -1,0 +1,41 @@
+package io.tbmq.broker.persistence;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+import io.tbmq.broker.message.MessageProperties;
+import io.tbmq.broker.message.PublishMessage;
+import io.tbmq.broker.session.OutboundMessage;
+
+/** A copy routed again after a node crashed keeps its DUP through every store and topic it passes. */
+class StoredMessageTest {
+    private static final PublishMessage MESSAGE = new PublishMessage("cmd/x", 1, true, "on".getBytes(), MessageProperties.NONE,
+            "p", 1, 0);
+
+    @Test
+    void aCopyMarkedAsPossiblySentBeforeDecodesAsDupWithItsRetainFlag() {
+        byte[] value = StoredMessage.encode(new OutboundMessage(MESSAGE, 1, true, new int[] {7}, 0, 0, true));
+        OutboundMessage back = StoredMessage.decode(value, 12, 34, false);
+        assertThat(back.dup()).isTrue();
+        assertThat(back.retain()).isTrue();
+        assertThat(back.subscriptionIds()).containsExactly(7);
+        assertThat(back.packetId()).isEqualTo(12);
+    }
+
+    @Test
+    void aFirstCopyIsDupOnlyWhenItsStoreSaysItWasSent() {
+        byte[] value = StoredMessage.encode(new OutboundMessage(MESSAGE, 1, false, new int[0]));
+        assertThat(StoredMessage.decode(value, 1, 1, false).dup()).isFalse();
+        assertThat(StoredMessage.decode(value, 1, 1, false).retain()).isFalse();
+        assertThat(StoredMessage.decode(value, 1, 1, true).dup()).isTrue();
+    }
+
+    @Test
+    void valuesWrittenBeforeTheFlagsByteKeepTheirMeaning() {
+        // Redis and Kafka hold values of earlier versions: byte 2 was 1 for RETAIN, else 0.
+        byte[] value = StoredMessage.encode(new OutboundMessage(MESSAGE, 1, true, new int[0]));
+        assertThat(value[2]).isEqualTo((byte) 1);
+        assertThat(StoredMessage.decode(value, 1, 1, false).dup()).isFalse();
+    }
+}
