@@ -10,8 +10,13 @@ final class InProcessOperator implements AutoCloseable {
     private final Operator operator;
 
     InProcessOperator(KubernetesClient client, String namespace, RedisEndpoints redis) {
+        this(client, java.util.Set.of(namespace), redis, TbmqClusterReconciler.Settings.defaults(true));
+    }
+
+    InProcessOperator(KubernetesClient client, java.util.Set<String> namespaces, RedisEndpoints redis,
+            TbmqClusterReconciler.Settings settings) {
         operator = new Operator(o -> o.withKubernetesClient(client).withCloseClientOnStop(false));
-        operator.register(new TbmqClusterReconciler(redis, true), c -> c.settingNamespace(namespace));
+        operator.register(new TbmqClusterReconciler(redis, settings), c -> c.settingNamespaces(namespaces));
         operator.start();
     }
 

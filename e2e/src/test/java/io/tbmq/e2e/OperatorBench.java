@@ -49,11 +49,10 @@ class OperatorBench {
         Files.createDirectories(work);
         List<RedisNode> redis = new ArrayList<>();
         try (ControlPlane plane = ControlPlane.start(repo, work, 12); KubernetesClient client = plane.client()) {
-            try (var crd = Files.newInputStream(repo.resolve("crds/tbmqclusters.tbmq.io-v1.yml"));
-                    var strimziCrds = OperatorBench.class.getResourceAsStream("/strimzi-crds.yaml")) {
+            try (var crd = Files.newInputStream(repo.resolve("crds/tbmqclusters.tbmq.io-v1.yml"))) {
                 client.load(crd).serverSideApply();
-                client.load(strimziCrds).serverSideApply();
             }
+            StrimziCrds.install(client);
             client.resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build()).serverSideApply();
             client.resource(new SecretBuilder().withNewMetadata().withName("dev-users").withNamespace(NS).endMetadata()
                     .addToStringData("credentials.yaml", "users: []\n").build()).serverSideApply();

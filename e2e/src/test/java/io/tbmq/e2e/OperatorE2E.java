@@ -51,6 +51,9 @@ import io.tbmq.operator.redis.RedisEndpoints;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class OperatorE2E {
     static final String NS = "iot"; // the namespace docs/install.md uses
+    /** A namespace no Strimzi operator watches (the stand-in watches only NS, as Strimzi's default install its own). */
+    static final String UNWATCHED = "edge";
+    static final Duration STRIMZI_STATUS_TIMEOUT = Duration.ofSeconds(15);
     static final String NAME = "p2p-200k";
     static final Duration TIMEOUT = Duration.ofSeconds(120);
     static final int REDIS_PODS = 9; // 800k msg/s needs 9 masters (Table 4)
@@ -72,14 +75,16 @@ class OperatorE2E {
         client = plane.client();
         // Installed the way users install it: the CRD, namespace, ServiceAccount, RBAC and Deployment.
         System.out.println(plane.make(repo, "deploy"));
-        try (InputStream strimziCrds = OperatorE2E.class.getResourceAsStream("/strimzi-crds.yaml")) {
-            client.load(strimziCrds).serverSideApply();
-        }
+        StrimziCrds.install(client);
         await("CRDs established", () -> client.apiextensions().v1().customResourceDefinitions().list().getItems().stream()
                 .filter(c -> c.getStatus() != null && c.getStatus().getConditions().stream()
                         .anyMatch(x -> "Established".equals(x.getType()) && "True".equals(x.getStatus())))
-                .count() == 4);
-        client.resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build()).serverSideApply();
+                .count() == 1 + StrimziCrds.FILES.size());
+        // Every pod the operator writes must pass the restricted Pod Security Standard: the API server refuses the rest.
+        for (String ns : List.of(NS, UNWATCHED)) {
+            client.resource(new NamespaceBuilder().withNewMetadata().withName(ns)
+                    .addToLabels("pod-security.kubernetes.io/enforce", "restricted").endMetadata().build()).serverSideApply();
+        }
         // docs/install.md's commands, as a user types them.
         Path credentials = work.resolve("credentials.yaml");
         Files.writeString(credentials, "users: []\n");
@@ -92,7 +97,12 @@ class OperatorE2E {
         strimzi = new StrimziStandIn(client, NS);
         // The operator acts as its ServiceAccount: every call it makes must be allowed by the generated RBAC.
         operatorClient = plane.clientAs("tbmq-system", "tbmq-operator");
-        operator = new InProcessOperator(operatorClient, NS, endpoints);
+        operator = operator();
+    }
+
+    private static InProcessOperator operator() {
+        return new InProcessOperator(operatorClient, java.util.Set.of(NS, UNWATCHED), endpoints,
+                new io.tbmq.operator.reconciler.TbmqClusterReconciler.Settings(true, STRIMZI_STATUS_TIMEOUT));
     }
 
     @AfterAll
@@ -154,8 +164,12 @@ class OperatorE2E {
         System.out.printf("e2e: apply -> Ready in %d ms%n", Duration.between(t0, Instant.now()).toMillis());
 
         assertThat(client.resources(Kafka.class).inNamespace(NS).withName(NAME + "-kafka").get()).isNotNull();
-        assertThat(client.resources(KafkaNodePool.class).inNamespace(NS).withName(NAME + "-kafka-pool").get().getSpec()
+        assertThat(client.resources(KafkaNodePool.class).inNamespace(NS).withName(NAME + "-kafka-brokers").get().getSpec()
                 .getReplicas()).isEqualTo(3);
+        assertThat(client.resources(KafkaNodePool.class).inNamespace(NS).withName(NAME + "-kafka-controllers").get().getSpec()
+                .getRoles()).containsExactly(io.strimzi.api.kafka.model.nodepool.ProcessRoles.CONTROLLER);
+        assertThat(client.resources(KafkaTopic.class).inNamespace(NS).list().getItems())
+                .allSatisfy(t -> assertThat(t.getMetadata().getFinalizers()).contains(StrimziStandIn.TOPIC_FINALIZER));
         assertThat(client.resources(KafkaTopic.class).inNamespace(NS).list().getItems()).hasSize(5);
         assertThat(sts(NAME + "-redis").getSpec().getReplicas()).isEqualTo(3);
         assertThat(sts(NAME + "-broker").getStatus().getReadyReplicas()).isEqualTo(1);
@@ -186,7 +200,7 @@ class OperatorE2E {
         // Restart the operator mid-scale: once the Redis StatefulSet has grown, before the cluster is balanced.
         await("Redis StatefulSet grown to 9", () -> sts(NAME + "-redis").getSpec().getReplicas() == 9);
         operator.close();
-        operator = new InProcessOperator(operatorClient, NS, endpoints);
+        operator = operator();
 
         TbmqCluster ready = awaitReady(c.getMetadata().getGeneration());
         System.out.printf("e2e: 200k -> 800k edit -> Ready in %d ms%n", Duration.between(t0, Instant.now()).toMillis());
@@ -197,13 +211,22 @@ class OperatorE2E {
                 .isEqualTo(16);
         StatefulSet brokers = sts(NAME + "-broker");
         assertThat(brokers.getSpec().getReplicas()).isEqualTo(4);
-        assertThat(brokers.getSpec().getTemplate().getMetadata().getAnnotations().get("tbmq.io/config-hash")).isNotEqualTo(hashBefore);
-        assertThat(client.configMaps().inNamespace(NS).withName(NAME + "-broker-config").get().getData())
-                .containsEntry("TBMQ_REDIS_LETTUCE_BATCH_SIZE", "400").containsEntry("TBMQ_KAFKA_MSG_ALL_PARTITIONS", "16");
+        assertThat(brokers.getSpec().getTemplate().getMetadata().getAnnotations().get("tbmq.io/config-hash"))
+                .as("a scale edit changes live settings only: no broker restarts").isEqualTo(hashBefore);
+        assertThat(client.configMaps().inNamespace(NS).withName(NAME + "-broker-live").get().getData().get("live.properties"))
+                .contains("tbmq.redis.lettuce-batch-size=400", "tbmq.kafka.msg-all-partitions=16");
         assertThat(ready.getStatus().getBrokers()).isEqualTo("4/4");
         // (RollingBrokers may belong to the operator stopped mid-way, which applied the settings before it went.)
         assertThat(eventReasons()).contains("ScalingBrokers", "ScalingRedis", "RedisNodesJoined", "RedisSlotsMoved",
                 "PartitionsRaised");
+        // The Meet is retried every 250 ms until gossip settles: one Event, counted, not one per retry.
+        Map<String, Long> repeated = client.v1().events().inNamespace(NS).list().getItems().stream()
+                .filter(e -> e.getSource() != null && "tbmq-operator".equals(e.getSource().getComponent()))
+                .collect(java.util.stream.Collectors.groupingBy(e -> e.getReason() + ": " + e.getMessage(),
+                        java.util.stream.Collectors.counting()));
+        assertThat(repeated).allSatisfy((what, events) -> assertThat(events).as(what).isEqualTo(1L));
+        // Partitions and batch size are live settings: the scale did not roll the brokers.
+        assertThat(eventReasons()).contains("BrokerSettingsApplied");
     }
 
     @Test
@@ -241,7 +264,7 @@ class OperatorE2E {
         assertThat(client.resources(KafkaTopic.class).inNamespace(NS).withName(NAME + "-msg-all").get().getSpec().getPartitions())
                 .isEqualTo(16);
         assertThat(sts(NAME + "-broker").getSpec().getReplicas()).isEqualTo(1);
-        assertThat(eventReasons()).contains("RedisNodeRemoved", "RollingBrokers");
+        assertThat(eventReasons()).contains("RedisNodeRemoved", "BrokerSettingsApplied").doesNotContain("RollingBrokers");
     }
 
     @Test
@@ -267,6 +290,92 @@ class OperatorE2E {
 
     @Test
     @Order(6)
+    void storageEditsKubernetesCannotApplyAreRefusedOrReportedAndBlockNothingElse() throws Exception {
+        // Refused at admission by the CRD's transition rules, naming the field.
+        String shrink = kubectlOutcome(repo, false, "-n", NS, "patch", "tbmq", NAME, "--type", "merge", "-p",
+                "{\"spec\":{\"redis\":{\"storage\":{\"size\":\"4Gi\"}}}}");
+        assertThat(shrink).contains("spec.redis.storage.size", "can only grow");
+        String otherClass = kubectlOutcome(repo, false, "-n", NS, "patch", "tbmq", NAME, "--type", "merge", "-p",
+                "{\"spec\":{\"kafka\":{\"storage\":{\"storageClass\":\"fast\"}}}}");
+        assertThat(otherClass).contains("spec.kafka.storage.storageClass", "cannot change");
+
+        // A larger size the cluster's default StorageClass cannot expand: reported, and the broker change made with it still applies.
+        assertThat(client.storage().v1().storageClasses().list().getItems()).filteredOn(sc -> sc.getMetadata().getAnnotations() != null
+                && "true".equals(sc.getMetadata().getAnnotations().get("storageclass.kubernetes.io/is-default-class")))
+                .singleElement().satisfies(sc -> assertThat(sc.getAllowVolumeExpansion()).isNotEqualTo(Boolean.TRUE));
+        TbmqCluster c = edit(x -> {
+            x.getSpec().getRedis().getStorage().setSize("16Gi");
+            x.getSpec().getBroker().getConfig().put("tbmq.mqtt.max-keep-alive", "120");
+        });
+        TbmqCluster ready = awaitReady(c.getMetadata().getGeneration());
+        assertThat(condition(ready, "RedisStorageNotExpanded").getMessage()).contains("spec.redis.storage.size", "16Gi",
+                "does not allow volume expansion");
+        assertThat(client.configMaps().inNamespace(NS).withName(NAME + "-broker-config").get().getData())
+                .containsEntry("TBMQ_MQTT_MAX_KEEP_ALIVE", "120");
+        assertThat(sts(NAME + "-redis").getSpec().getVolumeClaimTemplates().get(0).getSpec().getResources().getRequests()
+                .get("storage").toString()).isEqualTo("8Gi");
+    }
+
+    @Test
+    @Order(7)
+    void aLegacyPoolIsNeverScaledAndASwitchToExternalKafkaKeepsTheManagedOneUntilAsked() throws Exception {
+        String name = "switch";
+        // A TbmqCluster from an earlier version: one pool with both KRaft roles, which Strimzi cannot scale.
+        TbmqCluster c = cluster(name, NS, 200_000);
+        c = client.resource(c).create();
+        client.resource(new io.strimzi.api.kafka.model.nodepool.KafkaNodePoolBuilder().withNewMetadata().withName(name + "-kafka-pool")
+                .withNamespace(NS).addToLabels("strimzi.io/cluster", name + "-kafka").endMetadata().withNewSpec().withReplicas(1)
+                .withRoles(io.strimzi.api.kafka.model.nodepool.ProcessRoles.CONTROLLER, io.strimzi.api.kafka.model.nodepool.ProcessRoles.BROKER)
+                .withNewJbodStorage().addNewPersistentClaimStorageVolume().withId(0).withSize("20Gi").endPersistentClaimStorageVolume()
+                .endJbodStorage().endSpec().build()).create();
+        await("the legacy pool refused", () -> condition(get(name), "KafkaScalingRefused") != null);
+        assertThat(condition(get(name), "KafkaScalingRefused").getMessage()).contains("controller and broker roles", "stays at 1");
+        assertThat(client.resources(KafkaNodePool.class).inNamespace(NS).withName(name + "-kafka-pool").get().getSpec().getReplicas())
+                .isEqualTo(1);
+        assertThat(client.resources(KafkaNodePool.class).inNamespace(NS).withName(name + "-kafka-brokers").get()).isNull();
+        TbmqCluster managed = awaitReady(name, c.getMetadata().getGeneration());
+        int partitions = Integer.parseInt(managed.getStatus().getPlan().getPartitions().getValue());
+
+        TbmqCluster external = edit(name, x -> {
+            x.getSpec().getKafka().setMode(io.tbmq.operator.api.Mode.EXTERNAL);
+            x.getSpec().getKafka().setBootstrapServers("kafka-0.kafka.data.svc:9092");
+        });
+        TbmqCluster kept = awaitReady(name, external.getMetadata().getGeneration());
+        assertThat(condition(kept, "UnusedKafka").getMessage()).contains("keeps running", "tbmq.io/delete-unused=kafka");
+        assertThat(client.resources(Kafka.class).inNamespace(NS).withName(name + "-kafka").get()).as("kept").isNotNull();
+
+        // docs/operator.md: a partition decrease is refused in every mode.
+        TbmqCluster fewer = edit(name, x -> x.getSpec().getOverrides().setPartitions(4));
+        TbmqCluster refused = awaitReady(name, fewer.getMetadata().getGeneration());
+        assertThat(condition(refused, "PartitionsKept").getStatus()).isEqualTo("True");
+        assertThat(client.configMaps().inNamespace(NS).withName(name + "-broker-live").get().getData().get("live.properties"))
+                .contains("tbmq.kafka.msg-all-partitions=" + partitions);
+
+        kubectl(repo, "-n", NS, "annotate", "tbmq", name, "tbmq.io/delete-unused=kafka");
+        await("the unused Kafka deleted, its topics first", () -> client.resources(Kafka.class).inNamespace(NS).withName(name + "-kafka")
+                .get() == null && client.resources(KafkaTopic.class).inNamespace(NS).withLabel("app.kubernetes.io/instance", name).list()
+                        .getItems().isEmpty() && condition(get(name), "UnusedKafka") == null);
+        kubectl(repo, "-n", NS, "delete", "tbmq", name);
+    }
+
+    @Test
+    @Order(8)
+    void aKafkaNoStrimziOperatorWatchesIsReportedWithTheFix() throws Exception {
+        TbmqCluster c = client.resource(cluster("lonely", UNWATCHED, 20_000)).create();
+        await("KafkaReady says nobody reconciles the Kafka", () -> {
+            Condition k = condition(client.resources(TbmqCluster.class).inNamespace(UNWATCHED).withName("lonely").get(), "KafkaReady");
+            return k != null && "StrimziNotWatching".equals(k.getReason());
+        }, STRIMZI_STATUS_TIMEOUT.plus(TIMEOUT));
+        Condition k = condition(client.resources(TbmqCluster.class).inNamespace(UNWATCHED).withName("lonely").get(), "KafkaReady");
+        assertThat(k.getMessage()).contains("no Strimzi cluster operator reconciles namespace " + UNWATCHED, "STRIMZI_NAMESPACE",
+                "docs/install.md");
+        // Its broker pods passed the restricted Pod Security Standard of that namespace too.
+        await("broker pods admitted", () -> sts(UNWATCHED, "lonely-broker").getStatus().getReadyReplicas() != null);
+        client.resource(c).delete();
+    }
+
+    @Test
+    @Order(9)
     void deletingTheClusterRemovesEverythingItOwns() throws Exception {
         kubectl(repo, "-n", NS, "delete", "tbmq", "--all");
         await("owned objects garbage-collected", () -> client.apps().statefulSets().inNamespace(NS).list().getItems().isEmpty()
@@ -278,7 +387,7 @@ class OperatorE2E {
     }
 
     @Test
-    @Order(7)
+    @Order(10)
     void makeUndeployRemovesTheOperatorAndTheCrd() throws Exception {
         plane.make(repo, "undeploy");
         await("operator and CRD gone", () -> client.apiextensions().v1().customResourceDefinitions()
@@ -305,22 +414,47 @@ class OperatorE2E {
     }
 
     private static TbmqCluster get() {
-        return client.resources(TbmqCluster.class).inNamespace(NS).withName(NAME).get();
+        return get(NAME);
+    }
+
+    private static TbmqCluster get(String name) {
+        return client.resources(TbmqCluster.class).inNamespace(NS).withName(name).get();
+    }
+
+    /** A small cluster with an external Redis (the local redis-servers belong to the main one). */
+    private static TbmqCluster cluster(String name, String namespace, long target) {
+        TbmqCluster c = new TbmqCluster();
+        c.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName(name).withNamespace(namespace).build());
+        var spec = new io.tbmq.operator.api.TbmqClusterSpec();
+        spec.setTargetThroughput(target);
+        spec.getBroker().setAllowAnonymous(true);
+        spec.getRedis().setMode(io.tbmq.operator.api.Mode.EXTERNAL);
+        spec.getRedis().setNodes(List.of("redis.data.svc:6379"));
+        c.setSpec(spec);
+        return c;
     }
 
     /** Read, change, write back with the read resourceVersion (a concurrent write fails rather than being lost). */
     private static TbmqCluster edit(java.util.function.Consumer<TbmqCluster> change) {
-        TbmqCluster c = get();
+        return edit(NAME, change);
+    }
+
+    private static TbmqCluster edit(String name, java.util.function.Consumer<TbmqCluster> change) {
+        TbmqCluster c = get(name);
         change.accept(c);
         c.setStatus(null);
         return client.resource(c).update();
     }
 
     private static TbmqCluster awaitReady(long generation) {
+        return awaitReady(NAME, generation);
+    }
+
+    private static TbmqCluster awaitReady(String name, long generation) {
         long t0 = System.nanoTime();
         String[] last = { "" };
-        await("Ready for generation " + generation, () -> {
-            TbmqCluster c = get();
+        await("Ready for generation " + generation + " of " + name, () -> {
+            TbmqCluster c = get(name);
             Condition r = c == null || c.getStatus() == null ? null : condition(c, "Ready");
             if (r != null && !r.getMessage().equals(last[0])) {
                 // The log of what the cluster waited for, and when: where the time to Ready goes.
@@ -330,7 +464,7 @@ class OperatorE2E {
             return r != null && "True".equals(r.getStatus()) && c.getStatus().getObservedGeneration() == generation
                     && r.getObservedGeneration() == generation;
         });
-        return get();
+        return get(name);
     }
 
     private static Condition condition(TbmqCluster c, String type) {
@@ -338,7 +472,11 @@ class OperatorE2E {
     }
 
     private static StatefulSet sts(String name) {
-        return client.apps().statefulSets().inNamespace(NS).withName(name).get();
+        return sts(NS, name);
+    }
+
+    private static StatefulSet sts(String namespace, String name) {
+        return client.apps().statefulSets().inNamespace(namespace).withName(name).get();
     }
 
     private static List<String> eventReasons() {

@@ -27,7 +27,7 @@ import io.netty.handler.codec.mqtt.MqttDecoder;
 import io.netty.handler.codec.mqtt.MqttEncoder;
 
 /**
- * The benchmark load generator: the seeds' point-to-point test (N publisher/subscriber pairs,
+ * The benchmark load generator: the TBMQ paper's point-to-point test (N publisher/subscriber pairs,
  * publisher n on {@code europe/ua/kyiv/n/x}, subscriber n on {@code europe/ua/kyiv/n/+}, a fixed
  * rate per publisher, persistent QoS 1 subscribers) or a 1-to-N fan-out. Prints
  * {@code MEASURE-START}/{@code MEASURE-END} around the measurement window (so an outside

@@ -10,7 +10,7 @@ import java.util.Map;
  * --host 127.0.0.1 --port 1883 --user U --password P
  * --ports 1883,1884,1885  a cluster: publisher n connects to port n mod k, its subscriber to the
  *                         next one, so every pair crosses nodes
- * --scenario p2p|fanout   p2p: N publisher/subscriber pairs (the seeds' test);
+ * --scenario p2p|fanout   p2p: N publisher/subscriber pairs (the TBMQ paper's test);
  *                         fanout: 1 publisher, N subscribers of its topic
  * --pairs 1000            p2p pairs (or fan-out subscribers)
  * --rate 5                messages per second per publisher
@@ -70,7 +70,7 @@ record Options(String host, int port, java.util.List<Integer> ports, String user
         return fanout() ? 1 : pairs;
     }
 
-    /** europe/ua/kyiv/n/x as in the seeds; fan-out uses one topic. */
+    /** europe/ua/kyiv/n/x as in the TBMQ paper's tests; fan-out uses one topic. */
     String publishTopic(int n) {
         return fanout() ? "bench/" + runId + "/fanout" : "europe/ua/kyiv/" + runId + "-" + n + "/x";
     }

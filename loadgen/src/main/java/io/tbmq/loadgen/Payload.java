@@ -5,7 +5,7 @@ import io.netty.buffer.ByteBuf;
 /**
  * What a benchmark message carries so the subscriber can judge it alone: the send time
  * (System.nanoTime of this JVM, which runs both ends), the publisher's sequence number and the
- * publisher index; zero padding up to the payload size (62 bytes by default, as in the seeds).
+ * publisher index; zero padding up to the payload size (62 bytes by default, as in the TBMQ paper's tests).
  */
 final class Payload {
     static final int HEADER = 20;

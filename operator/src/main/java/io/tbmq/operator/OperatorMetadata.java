@@ -44,7 +44,7 @@ import io.quarkiverse.operatorsdk.annotations.SharedCSVMetadata;
         icon = @Icon(fileName = "tbmq-icon.svg", mediatype = "image/svg+xml"),
         keywords = { "mqtt", "iot", "broker", "kafka", "redis", "messaging", "industrial" },
         maturity = "alpha",
-        minKubeVersion = "1.28.0",
+        minKubeVersion = "1.30.0",
         maintainers = @Maintainer(name = "TBMQ distribution maintainers", email = "maintainers@tbmq.io"),
         provider = @Provider(name = "TBMQ distribution", url = "https://github.com/tbmq/tbmq-distribution"),
         links = {

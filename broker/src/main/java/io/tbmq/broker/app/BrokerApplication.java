@@ -32,6 +32,7 @@ import io.tbmq.broker.kafka.KafkaSender;
 import io.tbmq.broker.kafka.KafkaTopics;
 import io.tbmq.broker.kafka.LogConsumer;
 import io.tbmq.broker.kafka.SessionStateLog;
+import io.tbmq.broker.live.LiveSettings;
 import io.tbmq.broker.message.PublishMessage;
 import io.tbmq.broker.message.PublishMessageCodec;
 import io.tbmq.broker.metrics.BrokerMetrics;
@@ -78,6 +79,7 @@ public class BrokerApplication {
     private final List<CompactedTail> tails = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile java.util.concurrent.ScheduledFuture<?> heartbeat;
     private KafkaTopics topics;
+    private java.util.concurrent.ScheduledExecutorService liveSettings;
 
     void onStart(@Observes StartupEvent event) {
         if (config.persistence().deviceMessagesLimit() > 0xFFFF) {
@@ -171,6 +173,7 @@ public class BrokerApplication {
                         config.cluster().downlinkConsumers(), downlinks, Duration.ofSeconds(30));
                 kafka.consume("downlink-persisted", clients, topics.downlinkGroup(node) + "-persisted",
                         topics.downlinkPersisted(node), config.cluster().downlinkConsumers(), downlinks, Duration.ofSeconds(30));
+                config.liveSettingsFile().ifPresent(file -> watchLiveSettings(file, topics, appTopics));
                 startupStep = "binding listeners";
                 server.start();
                 started = true;
@@ -183,6 +186,27 @@ public class BrokerApplication {
         }, "tbmq-startup");
         startup.setDaemon(true);
         startup.start();
+    }
+
+    /** Settings the operator changes with the load (batch size, partitions, replication) apply without a restart. */
+    private void watchLiveSettings(String file, KafkaTopics topics, ApplicationTopics appTopics) {
+        LiveSettings live = new LiveSettings(java.nio.file.Path.of(file))
+                .on("tbmq.redis.lettuce-batch-size", v -> redis.batchSize(Integer.parseInt(v)))
+                .on("tbmq.kafka.msg-all-partitions", v -> kafka.raisePartitions(topics.msgAll(), Integer.parseInt(v)))
+                .on("tbmq.persistence.persisted-partitions", v -> kafka.raisePartitions(topics.msgPersisted(), Integer.parseInt(v)))
+                .on("tbmq.kafka.replication-factor", v -> {
+                    short rf = Short.parseShort(v);
+                    kafka.replicationFactor(rf);
+                    appTopics.replicationFactor(rf);
+                })
+                .baseline();
+        long every = config.liveSettingsInterval().toMillis();
+        liveSettings = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "tbmq-live-settings");
+            t.setDaemon(true);
+            return t;
+        });
+        liveSettings.scheduleWithFixedDelay(live::refresh, every, every, TimeUnit.MILLISECONDS);
     }
 
     /** The routing consumer's batch: every message matched; done when every persistent copy is in Kafka. */
@@ -230,6 +254,9 @@ public class BrokerApplication {
             // Left: the other nodes adopt this node's sessions now rather than after the node timeout.
             sender.send(topics.clusterNodes(), config.nodeId().getBytes(StandardCharsets.UTF_8), null);
             sender.flush();
+        }
+        if (liveSettings != null) {
+            liveSettings.shutdownNow();
         }
         tails.forEach(CompactedTail::close);
         if (kafka != null) {

@@ -1,7 +1,7 @@
 package io.tbmq.broker.auth;
 
 /**
- * The seeds' two kinds of client: DEVICEs (many, few messages each; persistent sessions in Redis)
+ * The TBMQ paper's two kinds of client: DEVICEs (many, few messages each; persistent sessions in Redis)
  * and APPLICATIONs (few, many messages; persistent sessions in their own Kafka topic).
  */
 public enum ClientType {

@@ -30,4 +30,16 @@ public interface BrokerConfig {
     ShutdownConfig shutdown();
 
     ClusterConfig cluster();
+
+    /**
+     * A properties file whose settings the broker applies while it runs when the file changes
+     * (tbmq.redis.lettuce-batch-size, the partition counts and replication factor of topics it
+     * creates). The operator mounts its live-settings ConfigMap here and also lists the file in
+     * quarkus.config.locations, so the values apply at start too. Unset: nothing is watched.
+     */
+    java.util.Optional<String> liveSettingsFile();
+
+    /** How often the live settings file is looked at. */
+    @WithDefault("5s")
+    java.time.Duration liveSettingsInterval();
 }

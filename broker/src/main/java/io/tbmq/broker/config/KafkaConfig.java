@@ -23,7 +23,7 @@ public interface KafkaConfig {
     @WithDefault("1")
     short replicationFactor();
 
-    /** Partitions of tbmq.msg.all (the seeds' Table 5 scales this with the throughput). */
+    /** Partitions of tbmq.msg.all (the TBMQ paper's Table 5 scales this with the throughput). */
     @WithDefault("12")
     int msgAllPartitions();
 

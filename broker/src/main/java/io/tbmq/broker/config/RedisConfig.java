@@ -19,7 +19,7 @@ public interface RedisConfig {
     Optional<String> password();
 
     /**
-     * Commands buffered on the shared connection before they are flushed: the seeds' "Lettuce
+     * Commands buffered on the shared connection before they are flushed: the TBMQ paper's "Lettuce
      * batch size" (Table 5: 150 at 200k msg/s up to 500 at 1M); the operator sets it.
      */
     @WithDefault("5")
@@ -33,7 +33,7 @@ public interface RedisConfig {
     Duration commandTimeout();
 
     /**
-     * 0: each client's keys carry its own hash tag (the seeds' layout). N > 0: clients are hashed
+     * 0: each client's keys carry its own hash tag (the TBMQ paper's layout). N > 0: clients are hashed
      * into N slot groups sharing a tag, so one Lua call stores the messages of many clients.
      */
     @WithDefault("0")

@@ -29,8 +29,13 @@ public final class ApplicationTopics {
 
     private final String prefix;
     private final Admin admin;
-    private final short replicationFactor;
+    private volatile short replicationFactor;
     private final Duration retention;
+
+    /** Replication of client topics created from now on (a live setting). */
+    public void replicationFactor(short replicationFactor) {
+        this.replicationFactor = replicationFactor;
+    }
 
     public ApplicationTopics(String prefix, Admin admin, short replicationFactor, Duration retention) {
         this.prefix = prefix;

@@ -30,13 +30,16 @@ public final class KafkaBackbone implements AutoCloseable {
     private final List<LogConsumer> consumers = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean topicsReady;
+    private volatile short replicationFactor;
     private volatile long lastProbeOk;
     private volatile String lastProbeError = "not probed yet";
+    private volatile String lastProvisionError;
     private volatile boolean running = true;
     private final Thread prober;
 
     public KafkaBackbone(KafkaConfig config, KafkaClients clients) {
         this.config = config;
+        this.replicationFactor = config.replicationFactor();
         var props = clients.common("admin");
         props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "3000");
         props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "5000");
@@ -63,16 +66,38 @@ public final class KafkaBackbone implements AutoCloseable {
                 if (config.createTopics()) {
                     TopicProvisioner provisioner = new TopicProvisioner(admin);
                     for (TopicSpec t : topics) {
-                        provisioner.ensure(t.name(), t.partitions(), config.replicationFactor(), t.configs());
+                        provisioner.ensure(t.name(), t.partitions(), replicationFactor, t.configs());
                     }
                 }
                 topicsReady = true;
                 return;
             } catch (Exception e) {
-                LOG.warnf("Kafka at %s not usable yet (%s); retrying", config.bootstrapServers(), rootMessage(e));
+                lastProvisionError = rootMessage(e);
+                LOG.warnf("Kafka at %s not usable yet (%s); retrying", config.bootstrapServers(), lastProvisionError);
                 sleep(backoff);
                 backoff = Math.min(backoff * 2, 5_000);
             }
+        }
+    }
+
+    /** Replication of topics this node creates from now on (a live setting). */
+    public void replicationFactor(short replicationFactor) {
+        this.replicationFactor = replicationFactor;
+    }
+
+    /**
+     * Raises {@code topic} to {@code partitions} now (a live setting), where this broker manages its
+     * topics (tbmq.kafka.create-topics); the producer and consumers use new partitions once their
+     * metadata is refreshed (tbmq.kafka.metadata-max-age).
+     */
+    public void raisePartitions(String topic, int partitions) {
+        if (!config.createTopics()) {
+            return;
+        }
+        try {
+            new TopicProvisioner(admin).ensure(topic, partitions, replicationFactor, Map.of());
+        } catch (Exception e) {
+            throw new IllegalStateException("raising " + topic + " to " + partitions + " partitions failed: " + rootMessage(e), e);
         }
     }
 
@@ -122,7 +147,9 @@ public final class KafkaBackbone implements AutoCloseable {
 
     public String status() {
         if (!topicsReady) {
-            return "provisioning topics at " + config.bootstrapServers();
+            // The cause, for whoever reads readiness (the operator puts it in the TbmqCluster's status).
+            return "provisioning topics at " + config.bootstrapServers() + (lastProvisionError == null ? ""
+                    : ": " + lastProvisionError);
         }
         return ready() ? "connected to " + config.bootstrapServers() : "unreachable: " + lastProbeError;
     }

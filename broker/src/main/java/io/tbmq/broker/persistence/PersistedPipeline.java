@@ -26,7 +26,7 @@ import io.tbmq.broker.util.LogText;
 /**
  * tbmq.msg.persisted into Redis, then to the client: each polled batch is grouped per client (or
  * per slot group) so one script call stores all of a client's messages; the batch's offsets are
- * committed only after Redis acknowledged every write (the seeds' durability argument), and only
+ * committed only after Redis acknowledged every write (the TBMQ paper's durability argument), and only
  * then are the messages handed to connected sessions, with the packet ids Redis assigned: here, or
  * through the downlink topic of the node the client is connected to.
  */

@@ -57,7 +57,7 @@ public final class BenchMain {
         for (double rate : new double[] {2, 5, 10}) {
             s.add(new Scenario("p2p-qos0-" + (int) rate, "p2p", 1000, rate, 0, false));
         }
-        // The seeds' P2P test: QoS 1, persistent subscribers, steps of increasing rate (4 and 5 msg/s
+        // The TBMQ paper's P2P performance test: QoS 1, persistent subscribers, steps of increasing rate (4 and 5 msg/s
         // per publisher are where the reference broker's p95 reached 51 and 97 ms on this machine kind).
         for (double rate : new double[] {2, 4, 5, 10, 12}) {
             s.add(new Scenario("p2p-qos1-" + (int) rate, "p2p", 1000, rate, 1, true));

@@ -26,7 +26,7 @@ public class Overrides {
 
     @Min(1)
     @Max(10000)
-    @JsonPropertyDescription("Redis commands the broker buffers before a flush (the seeds' Lettuce batch size).")
+    @JsonPropertyDescription("Redis commands the broker buffers before a flush (the TBMQ paper's Lettuce batch size).")
     private Integer lettuceBatchSize;
 
     @Min(1)

@@ -1,8 +1,16 @@
 package io.tbmq.operator.api;
 
+import io.fabric8.generator.annotation.ValidationRule;
+
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 
 /** Persistent volumes of a managed component. */
+@ValidationRule(value = "!has(oldSelf.size) || !has(self.size) || quantity(self.size).compareTo(quantity(oldSelf.size)) >= 0",
+        message = "storage.size can only grow: a volume cannot shrink (Kubernetes and Strimzi refuse it)", fieldPath = ".size",
+        reason = "FieldValueForbidden")
+@ValidationRule(value = "(has(self.storageClass) ? self.storageClass : '') == (has(oldSelf.storageClass) ? oldSelf.storageClass : '')",
+        message = "storage.storageClass cannot change: existing volumes keep their class", fieldPath = ".storageClass",
+        reason = "FieldValueForbidden")
 public class StorageSpec {
     @JsonPropertyDescription("Size of each volume, e.g. 20Gi.")
     private String size;
@@ -18,6 +26,12 @@ public class StorageSpec {
 
     public StorageSpec(String size) {
         this.size = size;
+    }
+
+    public StorageSpec(String size, String storageClass, boolean deleteClaim) {
+        this.size = size;
+        this.storageClass = storageClass;
+        this.deleteClaim = deleteClaim;
     }
 
     public String getSize() {

@@ -12,10 +12,10 @@ public class TbmqClusterSpec {
     @Required
     @Min(1)
     @PrinterColumn(name = "Target")
-    @JsonPropertyDescription("Messages per second, in + out, the cluster must sustain (the seeds' measure). Everything else is sized from it.")
+    @JsonPropertyDescription("Messages per second, in + out, the cluster must sustain (the TBMQ paper's measure). Everything else is sized from it.")
     private long targetThroughput;
 
-    @JsonPropertyDescription("Traffic pattern: P2P (default, the seeds' tables), FAN_IN or FAN_OUT.")
+    @JsonPropertyDescription("Traffic pattern: P2P (default, the TBMQ paper's tables), FAN_IN or FAN_OUT.")
     private Workload workload = Workload.P2P;
 
     private BrokerSpec broker = new BrokerSpec();

@@ -2,10 +2,10 @@ package io.tbmq.operator.api;
 
 /**
  * The traffic pattern the cluster is sized for (docs/sizing.md). The factors scale the target
- * throughput into broker work and into Redis writes, relative to the seeds' P2P tests.
+ * throughput into broker work and into Redis writes, relative to the TBMQ paper's P2P performance tests.
  */
 public enum Workload {
-    /** One publisher to one persistent DEVICE subscriber: the seeds' Tables 4 and 5. */
+    /** One publisher to one persistent DEVICE subscriber: the TBMQ paper's Tables 4 and 5. */
     P2P(1.0, 1.0),
     /**
      * Many publishers to few subscribers, expected to be APPLICATION clients (their backlog is in

@@ -13,4 +13,11 @@ public interface OperatorConfig {
      */
     @WithDefault("true")
     boolean serverSideApply();
+
+    /**
+     * How long a Kafka the operator wrote may stay without any status before KafkaReady says that
+     * no Strimzi operator watches its namespace (Strimzi's default install watches only its own).
+     */
+    @WithDefault("3m")
+    java.time.Duration strimziStatusTimeout();
 }

@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.api.model.ContainerPortBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.ServicePort;
@@ -42,7 +43,12 @@ import io.tbmq.operator.sizing.Plan;
 public final class BrokerModel {
     public static final String COMPONENT = "broker";
     public static final String CONFIG_HASH = "tbmq.io/config-hash";
-    static final int HTTP_PORT = 8080;
+    public static final int HTTP_PORT = 8080;
+    /** The broker image's user (scripts/images.sh). */
+    static final long UID = 185;
+    /** Shares of the container's memory limit: heap, and direct memory (Netty's buffers); the rest is the JVM's own. */
+    static final int HEAP_PERCENT = 50;
+    static final int DIRECT_PERCENT = 25;
 
     private BrokerModel() {
     }
@@ -52,6 +58,28 @@ public final class BrokerModel {
                 .withMetadata(Owners.meta(owner, names.brokerConfig(), COMPONENT).build())
                 .withData(BrokerSettings.environment(properties))
                 .build();
+    }
+
+    /** The live settings file (BrokerSettings#LIVE): not hashed into the pod template, so a change restarts nothing. */
+    public static ConfigMap liveConfig(TbmqCluster owner, Names names, Map<String, String> live) {
+        return new ConfigMapBuilder()
+                .withMetadata(Owners.meta(owner, names.brokerLiveConfig(), COMPONENT).build())
+                .withData(Map.of(BrokerSettings.LIVE_FILE, BrokerSettings.liveFile(live)))
+                .build();
+    }
+
+    /**
+     * JVM memory from the container's limit, so the pod cannot be OOM-killed under load: heap
+     * {@value #HEAP_PERCENT}%, direct memory {@value #DIRECT_PERCENT}% (Netty's buffers count
+     * against it and wait rather than grow past it), the rest for metaspace, threads, code and GC.
+     */
+    static String jvmOptions(io.fabric8.kubernetes.api.model.ResourceRequirements resources) {
+        Quantity limit = resources.getLimits() == null ? null : resources.getLimits().get("memory");
+        if (limit == null) {
+            return "-XX:MaxRAMPercentage=" + HEAP_PERCENT;
+        }
+        long mib = Quantity.getAmountInBytes(limit).longValue() / (1024 * 1024);
+        return "-Xmx" + mib * HEAP_PERCENT / 100 + "m -XX:MaxDirectMemorySize=" + mib * DIRECT_PERCENT / 100 + "m";
     }
 
     public static Service headless(TbmqCluster owner, Names names) {
@@ -98,7 +126,10 @@ public final class BrokerModel {
         List<EnvVar> env = new ArrayList<>();
         env.add(new EnvVarBuilder().withName("TBMQ_NODE_ID").withNewValueFrom().withNewFieldRef()
                 .withFieldPath("metadata.name").endFieldRef().endValueFrom().build());
-        env.add(new EnvVarBuilder().withName("JAVA_TOOL_OPTIONS").withValue("-XX:MaxRAMPercentage=75").build());
+        var resources = broker.getResources() != null ? withMemoryLimit(broker.getResources())
+                : Resources.requests(plan.brokerCpuMillis().value() + "m", plan.brokerMemoryMib().value() + "Mi");
+        // -Xmx wins over the image's -XX:MaxRAMPercentage, whatever their order.
+        env.add(new EnvVarBuilder().withName("JAVA_TOOL_OPTIONS").withValue(jvmOptions(resources)).build());
         String redisSecret = owner.getSpec().getRedis().getPasswordSecret();
         if (BrokerSettings.notBlank(redisSecret)) {
             env.add(new EnvVarBuilder().withName("TBMQ_REDIS_PASSWORD").withNewValueFrom().withNewSecretKeyRef()
@@ -116,8 +147,11 @@ public final class BrokerModel {
         enabled(listeners(owner)).forEach((name, l) -> ports.add(
                 new ContainerPortBuilder().withName(name).withContainerPort(l.getPort()).build()));
         ports.add(new ContainerPortBuilder().withName("http").withContainerPort(HTTP_PORT).build());
-        var resources = broker.getResources() != null ? broker.getResources()
-                : Resources.requests(plan.brokerCpuMillis().value() + "m", plan.brokerMemoryMib().value() + "Mi");
+        volumes.add(new VolumeBuilder().withName("live").withNewConfigMap().withName(names.brokerLiveConfig()).endConfigMap().build());
+        mounts.add(new VolumeMountBuilder().withName("live").withMountPath(BrokerSettings.LIVE_DIR).withReadOnly(true).build());
+        // The root filesystem is read-only: the JVM and Netty write their temporary files here.
+        volumes.add(new VolumeBuilder().withName("tmp").withNewEmptyDir().withSizeLimit(new Quantity("256Mi")).endEmptyDir().build());
+        mounts.add(new VolumeMountBuilder().withName("tmp").withMountPath("/tmp").build());
         return new StatefulSetBuilder()
                 .withMetadata(Owners.meta(owner, names.brokers(), COMPONENT).build())
                 .withNewSpec()
@@ -135,8 +169,10 @@ public final class BrokerModel {
                             // The broker drains (DISCONNECT 0x8B to v5 clients) within tbmq.shutdown.grace.
                             .withTerminationGracePeriodSeconds(60L)
                             .withAffinity(PodPlacement.spreadAcrossNodes(Labels.selector(cluster, COMPONENT)))
+                            .withSecurityContext(PodSecurity.pod(UID))
                             .addNewContainer()
                                 .withName("broker")
+                                .withSecurityContext(PodSecurity.container())
                                 .withImage(broker.getImage())
                                 .withImagePullPolicy(broker.getImagePullPolicy())
                                 .withPorts(ports)
@@ -162,6 +198,15 @@ public final class BrokerModel {
                     .endTemplate()
                 .endSpec()
                 .build();
+    }
+
+    /** A memory request without a limit gets the request as its limit: the JVM is sized from the limit. */
+    private static io.fabric8.kubernetes.api.model.ResourceRequirements withMemoryLimit(io.fabric8.kubernetes.api.model.ResourceRequirements r) {
+        Quantity request = r.getRequests() == null ? null : r.getRequests().get("memory");
+        if (request == null || r.getLimits() != null && r.getLimits().get("memory") != null) {
+            return r;
+        }
+        return new io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder(r).addToLimits("memory", request).build();
     }
 
     static Map<String, ListenerSpec> enabled(ListenersSpec l) {

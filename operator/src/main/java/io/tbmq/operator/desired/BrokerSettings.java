@@ -15,28 +15,60 @@ import io.tbmq.operator.api.TbmqCluster;
 import io.tbmq.operator.sizing.Plan;
 
 /**
- * The broker settings (docs/configuration.md) the operator decides: where Kafka and Redis are, the
- * planned partitions and Lettuce batch size, listeners, persistence, plus the user's own
- * {@code spec.broker.config}. They reach the pods as environment variables from a ConfigMap.
+ * The broker settings (docs/configuration.md) the operator decides: where Kafka and Redis are,
+ * listeners, persistence, plus the user's own {@code spec.broker.config}. Two kinds: settings a
+ * broker reads once at start reach the pods as environment variables from a ConfigMap whose hash
+ * is in the pod template (a change rolls the brokers); the settings a scale edit changes (Lettuce
+ * batch size, partitions, replication) are {@link #LIVE} settings, in a file the brokers watch, so
+ * scaling never restarts a broker.
  */
 public final class BrokerSettings {
     static final String TLS_DIR = "/etc/tbmq/tls";
     static final String CREDENTIALS_DIR = "/etc/tbmq/credentials";
     static final String KAFKA_CLIENT_DIR = "/etc/tbmq/kafka";
+    static final String LIVE_DIR = "/etc/tbmq/live";
+    static final String LIVE_FILE = "live.properties";
+    /** Settings a running broker applies from its live settings file (tbmq.live-settings-file). */
+    public static final java.util.Set<String> LIVE = java.util.Set.of("tbmq.redis.lettuce-batch-size",
+            "tbmq.kafka.msg-all-partitions", "tbmq.persistence.persisted-partitions", "tbmq.kafka.replication-factor");
 
     private BrokerSettings() {
     }
 
-    /** Property name to value, in a stable order. */
-    public static Map<String, String> properties(TbmqCluster owner, Plan plan, Names names, int partitions) {
+    /** The live settings (property name to value, stable order): applied by running brokers without a restart. */
+    public static Map<String, String> live(TbmqCluster owner, Plan plan, int partitions) {
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("tbmq.kafka.replication-factor", Integer.toString(plan.replicationFactor().value()));
+        p.put("tbmq.kafka.msg-all-partitions", Integer.toString(partitions));
+        p.put("tbmq.persistence.persisted-partitions", Integer.toString(partitions));
+        p.put("tbmq.redis.lettuce-batch-size", Integer.toString(plan.lettuceBatchSize().value()));
+        if (owner.getSpec().getBroker().getConfig() != null) {
+            new TreeMap<>(owner.getSpec().getBroker().getConfig()).forEach((k, v) -> {
+                if (LIVE.contains(k)) {
+                    p.put(k, v);
+                }
+            });
+        }
+        return p;
+    }
+
+    /** The live settings as the file the brokers read. */
+    public static String liveFile(Map<String, String> live) {
+        StringBuilder out = new StringBuilder("# Applied by running brokers without a restart (tbmq.live-settings-file).\n");
+        live.forEach((k, v) -> out.append(k).append('=').append(v).append('\n'));
+        return out.toString();
+    }
+
+    /** The settings read at start (property name to value, stable order): a change rolls the brokers. */
+    public static Map<String, String> properties(TbmqCluster owner, Plan plan, Names names) {
         var spec = owner.getSpec();
         BrokerSpec broker = spec.getBroker();
         Map<String, String> p = new LinkedHashMap<>();
         boolean managedKafka = spec.getKafka().getMode() != Mode.EXTERNAL;
         p.put("tbmq.kafka.bootstrap-servers", managedKafka ? names.kafkaBootstrap() : spec.getKafka().getBootstrapServers());
-        p.put("tbmq.kafka.replication-factor", Integer.toString(plan.replicationFactor().value()));
-        p.put("tbmq.kafka.msg-all-partitions", Integer.toString(partitions));
-        p.put("tbmq.persistence.persisted-partitions", Integer.toString(partitions));
+        // The operator's KafkaTopics hold the managed Kafka's topics; each broker still creates its own downlink topics.
+        p.put("tbmq.live-settings-file", LIVE_DIR + "/" + LIVE_FILE);
+        p.put("quarkus.config.locations", LIVE_DIR + "/" + LIVE_FILE);
         if (!managedKafka && notBlank(spec.getKafka().getClientSecret())) {
             p.put("tbmq.kafka.properties-file", KAFKA_CLIENT_DIR + "/client.properties");
         }
@@ -44,7 +76,6 @@ public final class BrokerSettings {
         boolean managedRedis = redis.getMode() != Mode.EXTERNAL;
         p.put("tbmq.redis.mode", managedRedis || redis.isCluster() ? "cluster" : "standalone");
         p.put("tbmq.redis.nodes", managedRedis ? redisSeeds(names) : String.join(",", redis.getNodes()));
-        p.put("tbmq.redis.lettuce-batch-size", Integer.toString(plan.lettuceBatchSize().value()));
         PersistenceSpec persistence = broker.getPersistence() == null ? new PersistenceSpec() : broker.getPersistence();
         p.put("tbmq.persistence.device-messages-limit", Integer.toString(persistence.getDeviceMessagesLimit()));
         p.put("tbmq.persistence.device-message-ttl", persistence.getDeviceMessageTtl());
@@ -58,7 +89,11 @@ public final class BrokerSettings {
         listener(p, "ws", l.getWs(), null);
         listener(p, "wss", l.getWss(), broker.getTlsSecret());
         if (broker.getConfig() != null) {
-            new TreeMap<>(broker.getConfig()).forEach(p::put);
+            new TreeMap<>(broker.getConfig()).forEach((k, v) -> {
+                if (!LIVE.contains(k)) {
+                    p.put(k, v);
+                }
+            });
         }
         return p;
     }

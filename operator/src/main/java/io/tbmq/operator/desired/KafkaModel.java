@@ -10,6 +10,10 @@ import io.strimzi.api.kafka.model.kafka.KRaftMetadataStorage;
 import io.strimzi.api.kafka.model.kafka.Kafka;
 import io.strimzi.api.kafka.model.kafka.KafkaBuilder;
 import io.strimzi.api.kafka.model.kafka.PersistentClaimStorageBuilder;
+import io.strimzi.api.kafka.model.kafka.cruisecontrol.KafkaAutoRebalanceConfigurationBuilder;
+import io.strimzi.api.kafka.model.kafka.cruisecontrol.KafkaAutoRebalanceMode;
+import io.strimzi.api.kafka.model.rebalance.KafkaRebalance;
+import io.strimzi.api.kafka.model.rebalance.KafkaRebalanceBuilder;
 import io.strimzi.api.kafka.model.kafka.listener.GenericKafkaListenerBuilder;
 import io.strimzi.api.kafka.model.kafka.listener.KafkaListenerType;
 import io.strimzi.api.kafka.model.nodepool.KafkaNodePool;
@@ -23,9 +27,12 @@ import io.tbmq.operator.api.TbmqCluster;
 import io.tbmq.operator.sizing.Plan;
 
 /**
- * The Strimzi resources of a managed Kafka: one KRaft node pool whose nodes are both controllers
- * and brokers (Table 4's 3 to 5 Kafka nodes), the Kafka with a plain internal listener and the
- * topic operator, and one KafkaTopic per broker topic.
+ * The Strimzi resources of a managed Kafka: a fixed pool of three KRaft controllers (Strimzi's
+ * controller quorum is static: a pool with the controller role cannot be scaled), a pool of
+ * brokers whose size follows the plan (the TBMQ paper's Table 4: 3 to 5 Kafka brokers), the Kafka
+ * with a plain internal listener, the topic operator and Cruise Control rebalancing partitions
+ * onto added brokers and off brokers to be removed, the rebalance template it uses, and one
+ * KafkaTopic per broker topic.
  */
 public final class KafkaModel {
     public static final String STRIMZI_CLUSTER_LABEL = "strimzi.io/cluster";
@@ -34,6 +41,10 @@ public final class KafkaModel {
     public static final String CLIENT_SESSION = "client-session";
     public static final String RETAINED = "retained";
     public static final String CLUSTER_NODES = "cluster-nodes";
+    /** Controllers in the fixed pool: a quorum that survives one loss. */
+    public static final int CONTROLLERS = 3;
+    static final String CONTROLLER_STORAGE = "5Gi";
+    public static final String REBALANCE_TEMPLATE_ANNOTATION = "strimzi.io/rebalance-template";
 
     private KafkaModel() {
     }
@@ -60,20 +71,53 @@ public final class KafkaModel {
                     .withNewEntityOperator()
                         .withNewTopicOperator().endTopicOperator()
                     .endEntityOperator()
+                    // Brokers added by a scale edit get partitions, and brokers to be removed are emptied
+                    // first (Strimzi refuses to remove brokers that still hold partitions).
+                    .withNewCruiseControl()
+                        .withAutoRebalance(
+                                new KafkaAutoRebalanceConfigurationBuilder().withMode(KafkaAutoRebalanceMode.ADD_BROKERS)
+                                        .withNewTemplate(names.kafkaRebalanceTemplate()).build(),
+                                new KafkaAutoRebalanceConfigurationBuilder().withMode(KafkaAutoRebalanceMode.REMOVE_BROKERS)
+                                        .withNewTemplate(names.kafkaRebalanceTemplate()).build())
+                    .endCruiseControl()
                 .endSpec()
                 .build();
     }
 
-    public static KafkaNodePool nodePool(TbmqCluster owner, Plan plan, Names names) {
-        KafkaSpec spec = owner.getSpec().getKafka();
-        StorageSpec storage = spec.getStorage() == null ? new StorageSpec("20Gi") : spec.getStorage();
-        var meta = Owners.meta(owner, names.kafka() + "-" + names.kafkaNodePool(), "kafka")
-                .addToLabels(STRIMZI_CLUSTER_LABEL, names.kafka()).build();
+    /** The KafkaRebalance Strimzi copies for each automatic rebalance (a template: it never runs itself). */
+    public static KafkaRebalance rebalanceTemplate(TbmqCluster owner, Names names) {
+        var meta = Owners.meta(owner, names.kafkaRebalanceTemplate(), "kafka")
+                .addToLabels(STRIMZI_CLUSTER_LABEL, names.kafka())
+                .addToAnnotations(REBALANCE_TEMPLATE_ANNOTATION, "true").build();
+        return new KafkaRebalanceBuilder().withMetadata(meta).withNewSpec().endSpec().build();
+    }
+
+    /** The controllers: three, always (the quorum's voters are fixed when the cluster is formed). */
+    public static KafkaNodePool controllerPool(TbmqCluster owner, Names names) {
+        StorageSpec storage = storage(owner);
+        return pool(owner, names, names.kafkaControllerPool(), CONTROLLERS, ProcessRoles.CONTROLLER,
+                new StorageSpec(CONTROLLER_STORAGE, storage.getStorageClass(), storage.isDeleteClaim()), Resources.requests("250m", "1Gi"));
+    }
+
+    /** The brokers: as many as the plan says. */
+    public static KafkaNodePool brokerPool(TbmqCluster owner, Plan plan, Names names) {
+        return pool(owner, names, names.kafkaBrokerPool(), plan.kafkaBrokers().value(), ProcessRoles.BROKER, storage(owner),
+                resources(owner.getSpec().getKafka().getResources(), owner.getSpec().getTargetThroughput()));
+    }
+
+    private static StorageSpec storage(TbmqCluster owner) {
+        StorageSpec storage = owner.getSpec().getKafka().getStorage();
+        return storage == null ? new StorageSpec("20Gi") : storage;
+    }
+
+    private static KafkaNodePool pool(TbmqCluster owner, Names names, String name, int replicas, ProcessRoles role, StorageSpec storage,
+            ResourceRequirements resources) {
+        var meta = Owners.meta(owner, name, "kafka").addToLabels(STRIMZI_CLUSTER_LABEL, names.kafka()).build();
         return new KafkaNodePoolBuilder()
                 .withMetadata(meta)
                 .withNewSpec()
-                    .withReplicas(plan.kafkaBrokers().value())
-                    .withRoles(ProcessRoles.CONTROLLER, ProcessRoles.BROKER)
+                    .withReplicas(replicas)
+                    .withRoles(role)
                     .withStorage(new JbodStorageBuilder().withVolumes(new PersistentClaimStorageBuilder()
                             .withId(0)
                             .withSize(storage.getSize())
@@ -81,7 +125,7 @@ public final class KafkaModel {
                             .withDeleteClaim(storage.isDeleteClaim())
                             .withKraftMetadata(KRaftMetadataStorage.SHARED)
                             .build()).build())
-                    .withResources(resources(spec.getResources(), owner.getSpec().getTargetThroughput()))
+                    .withResources(resources)
                 .endSpec()
                 .build();
     }

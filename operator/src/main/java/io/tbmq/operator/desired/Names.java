@@ -10,8 +10,28 @@ public record Names(String cluster, String namespace) {
         return cluster + "-kafka";
     }
 
-    public String kafkaNodePool() {
-        return "pool";
+    /** The single pool of nodes with both roles that earlier versions created (kept, never scaled). */
+    public String kafkaCombinedPool() {
+        return kafka() + "-pool";
+    }
+
+    /** The fixed pool of KRaft controllers. */
+    public String kafkaControllerPool() {
+        return kafka() + "-controllers";
+    }
+
+    /** The pool of brokers, sized by the plan. */
+    public String kafkaBrokerPool() {
+        return kafka() + "-brokers";
+    }
+
+    public String kafkaRebalanceTemplate() {
+        return kafka() + "-rebalance";
+    }
+
+    /** The longest Kubernetes name Strimzi derives from ours: the pods of the controller pool. */
+    public String longestKafkaPodName() {
+        return kafkaControllerPool() + "-" + 9999;
     }
 
     /** Strimzi's bootstrap Service for the plain listener on 9092. */
@@ -42,6 +62,10 @@ public record Names(String cluster, String namespace) {
 
     public String brokerHeadless() {
         return brokers() + "-nodes";
+    }
+
+    public String brokerLiveConfig() {
+        return brokers() + "-live";
     }
 
     public String brokerConfig() {

@@ -7,27 +7,41 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.tbmq.operator.api.RedisSpec;
 import io.tbmq.operator.api.StorageSpec;
 import io.tbmq.operator.api.TbmqCluster;
 
 /**
- * The managed Redis Cluster: masters only (the seeds' Table 4 counts Redis nodes), each announcing
+ * The managed Redis Cluster: masters only (the TBMQ paper's Table 4 counts Redis nodes), each announcing
  * its stable hostname so a pod that comes back with a new IP keeps its place in the cluster, and an
  * append-only file (Redis writes each command to it before replying, fsync once a second). Not the
  * paper's RDB snapshots: the broker commits tbmq.msg.persisted offsets once Redis has replied, so
  * what Redis acknowledged and then lost in a crash could no longer be replayed from Kafka
  * (docs/reliability.md). {@code always} would also survive a crash of the machine, at a latency
  * cost measured in docs/benchmarks.md.
+ *
+ * <p>Memory: {@code maxmemory} is {@value #MAXMEMORY_PERCENT}% of the container's limit with
+ * {@code noeviction}, so a full Redis refuses writes with an error the broker reports (PUBACK 0x80
+ * to v5 publishers) instead of evicting stored messages or being OOM-killed; the rest is headroom
+ * for the append-only file's rewrite, a forked copy that duplicates the pages written meanwhile.
+ * Pods run as Redis's user (999) under the restricted Pod Security Standard, and the operator
+ * rolls them itself (OnDelete), one master at a time, each only once the cluster is whole again.
  */
 public final class RedisModel {
     public static final String COMPONENT = "redis";
     public static final int PORT = 6379;
+    /** The uid of the redis user in the official image (and in the one the project builds). */
+    public static final long UID = 999;
+    static final int MAXMEMORY_PERCENT = 60;
     static final String CONF = """
             port 6379
             cluster-enabled yes
@@ -66,13 +80,54 @@ public final class RedisModel {
                 .build();
     }
 
+    /** A disruption (a node drain) takes at most one master at a time: its slots are unserved until it is back. */
+    public static PodDisruptionBudget disruptionBudget(TbmqCluster owner, Names names) {
+        return new PodDisruptionBudgetBuilder()
+                .withMetadata(Owners.meta(owner, names.redis(), COMPONENT).build())
+                .withNewSpec()
+                    .withMaxUnavailable(new IntOrString(1))
+                    .withNewSelector().withMatchLabels(Labels.selector(owner.getMetadata().getName(), COMPONENT)).endSelector()
+                .endSpec()
+                .build();
+    }
+
+    /** The spec's resources (or the default), always with a memory limit: maxmemory is derived from it. */
+    static ResourceRequirements resources(TbmqCluster owner) {
+        ResourceRequirements r = KafkaModel.resources(owner.getSpec().getRedis().getResources(), owner.getSpec().getTargetThroughput());
+        Quantity limit = r.getLimits() == null ? null : r.getLimits().get("memory");
+        Quantity request = r.getRequests() == null ? null : r.getRequests().get("memory");
+        if (limit != null || request == null) {
+            return r;
+        }
+        return new io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder(r).addToLimits("memory", request).build();
+    }
+
+    /** Bytes Redis may use for data: a share of the memory limit, leaving room for the AOF rewrite's fork. */
+    static long maxmemory(ResourceRequirements resources) {
+        Quantity limit = resources.getLimits() == null ? null : resources.getLimits().get("memory");
+        long bytes = limit == null ? 0 : Quantity.getAmountInBytes(limit).longValue();
+        return bytes * MAXMEMORY_PERCENT / 100;
+    }
+
     public static StatefulSet statefulSet(TbmqCluster owner, Names names, int replicas) {
+        return statefulSet(owner, names, replicas, storage(owner).getSize());
+    }
+
+    public static StorageSpec storage(TbmqCluster owner) {
+        StorageSpec storage = owner.getSpec().getRedis().getStorage();
+        return storage == null ? new StorageSpec("8Gi") : storage;
+    }
+
+    /** With volumes of {@code volumeSize} (the existing volumes' size when the spec's cannot be applied). */
+    public static StatefulSet statefulSet(TbmqCluster owner, Names names, int replicas, String volumeSize) {
         RedisSpec spec = owner.getSpec().getRedis();
-        StorageSpec storage = spec.getStorage() == null ? new StorageSpec("8Gi") : spec.getStorage();
+        StorageSpec storage = storage(owner);
         String cluster = owner.getMetadata().getName();
         boolean auth = spec.getPasswordSecret() != null && !spec.getPasswordSecret().isBlank();
+        ResourceRequirements resources = resources(owner);
         List<String> args = new java.util.ArrayList<>(List.of("/etc/redis/redis.conf",
-                "--cluster-announce-hostname", "$(POD_NAME)." + names.redis() + ".$(POD_NAMESPACE).svc"));
+                "--cluster-announce-hostname", "$(POD_NAME)." + names.redis() + ".$(POD_NAMESPACE).svc",
+                "--maxmemory", Long.toString(maxmemory(resources)), "--maxmemory-policy", "noeviction"));
         List<EnvVar> env = new java.util.ArrayList<>(List.of(
                 new EnvVarBuilder().withName("POD_NAME").withNewValueFrom().withNewFieldRef().withFieldPath("metadata.name")
                         .endFieldRef().endValueFrom().build(),
@@ -91,6 +146,8 @@ public final class RedisModel {
                     .withServiceName(names.redis())
                     // All pods start together; the operator forms the cluster once they are all ready.
                     .withPodManagementPolicy("Parallel")
+                    // The operator replaces pods itself, one at a time and only while the cluster is whole.
+                    .withNewUpdateStrategy().withType("OnDelete").endUpdateStrategy()
                     .withNewSelector().withMatchLabels(Labels.selector(cluster, COMPONENT)).endSelector()
                     .withNewPersistentVolumeClaimRetentionPolicy()
                         .withWhenDeleted(storage.isDeleteClaim() ? "Delete" : "Retain")
@@ -101,15 +158,17 @@ public final class RedisModel {
                         .withNewMetadata().withLabels(Labels.of(cluster, COMPONENT)).endMetadata()
                         .withNewSpec()
                             .withAffinity(PodPlacement.spreadAcrossNodes(Labels.selector(cluster, COMPONENT)))
+                            .withSecurityContext(PodSecurity.pod(UID))
                             .addNewContainer()
                                 .withName("redis")
+                                .withSecurityContext(PodSecurity.container())
                                 .withImage(spec.getImage() == null ? RedisSpec.DEFAULT_IMAGE : spec.getImage())
                                 .withCommand("redis-server")
                                 .withArgs(args)
                                 .withEnv(env)
                                 .addNewPort().withName("redis").withContainerPort(PORT).endPort()
                                 .addNewPort().withName("bus").withContainerPort(PORT + 10000).endPort()
-                                .withResources(KafkaModel.resources(spec.getResources(), owner.getSpec().getTargetThroughput()))
+                                .withResources(resources)
                                 .withNewReadinessProbe()
                                     .withNewExec().withCommand("sh", "-c", ping).endExec()
                                     .withPeriodSeconds(5)
@@ -131,7 +190,7 @@ public final class RedisModel {
                         .withNewSpec()
                             .withAccessModes("ReadWriteOnce")
                             .withStorageClassName(KafkaModel.blankToNull(storage.getStorageClass()))
-                            .withNewResources().addToRequests("storage", new Quantity(storage.getSize())).endResources()
+                            .withNewResources().addToRequests("storage", new Quantity(volumeSize)).endResources()
                         .endSpec()
                     .endVolumeClaimTemplate()
                 .endSpec()

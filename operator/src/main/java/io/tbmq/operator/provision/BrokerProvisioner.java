@@ -4,6 +4,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.tbmq.operator.desired.Labels;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Service;
@@ -30,10 +34,18 @@ public final class BrokerProvisioner {
     }
 
     public Result reconcile(TbmqCluster owner, Plan plan, Names names, int partitions) {
-        Map<String, String> settings = BrokerSettings.properties(owner, plan, names, partitions);
+        Map<String, String> settings = BrokerSettings.properties(owner, plan, names);
         ConfigMap config = BrokerModel.config(owner, names, settings);
         ConfigMap oldConfig = applier.current(config);
         applier.apply(config);
+        ConfigMap live = BrokerModel.liveConfig(owner, names, BrokerSettings.live(owner, plan, partitions));
+        ConfigMap oldLive = applier.current(live);
+        applier.apply(live);
+        if (oldLive != null && oldLive.getData() != null && !oldLive.getData().equals(live.getData())) {
+            events.normal(owner, "BrokerSettingsApplied", "live settings changed, applied by the running brokers without a restart: "
+                    + String.join(", ", BrokerSettings.live(owner, plan, partitions).entrySet().stream()
+                            .map(e -> e.getKey() + "=" + e.getValue()).toList()));
+        }
         applier.apply(BrokerModel.headless(owner, names));
         Service service = applier.apply(BrokerModel.clientService(owner, names));
         applier.apply(BrokerModel.disruptionBudget(owner, names));
@@ -47,11 +59,34 @@ public final class BrokerProvisioner {
         int ready = readyReplicas(after);
         boolean rolledOut = rolledOut(after, replicas);
         String summary = ready + "/" + replicas;
-        ComponentStatus status = rolledOut && ready == replicas
-                ? new ComponentStatus(CONDITION, true, "BrokersReady", replicas + " brokers ready with the current settings", summary)
-                : new ComponentStatus(CONDITION, false, "RollingOut", "brokers ready " + summary
-                        + (rolledOut ? "" : ", rolling out new settings"), summary);
+        ComponentStatus status;
+        if (rolledOut && ready == replicas) {
+            status = new ComponentStatus(CONDITION, true, "BrokersReady", replicas + " brokers ready with the current settings", summary);
+        } else {
+            Optional<String> cause = cause(owner, names);
+            status = new ComponentStatus(CONDITION, false, cause.isPresent() ? "BrokersNotReady" : "RollingOut", "brokers ready "
+                    + summary + cause.map(c -> ": " + c).orElse(rolledOut ? "" : ", rolling out new settings"), summary);
+        }
         return new Result(status, ready, replicas, endpoints(service, names));
+    }
+
+    /** Why brokers are not ready: what Kubernetes says of their pods, else what a running broker's readiness check says. */
+    private Optional<String> cause(TbmqCluster owner, Names names) {
+        List<Pod> pods = applier.client().pods().inNamespace(names.namespace())
+                .withLabels(Labels.selector(owner.getMetadata().getName(), BrokerModel.COMPONENT)).list().getItems();
+        Optional<String> problem = PodDiagnosis.problem(pods);
+        if (problem.isPresent()) {
+            return problem;
+        }
+        for (Pod pod : pods) {
+            if (!RedisProvisioner.isReady(pod) && pod.getStatus() != null && "Running".equals(pod.getStatus().getPhase())) {
+                Optional<String> reason = PodDiagnosis.brokerReadiness(pod, BrokerModel.HTTP_PORT);
+                if (reason.isPresent()) {
+                    return reason;
+                }
+            }
+        }
+        return Optional.empty();
     }
 
     static int readyReplicas(StatefulSet s) {

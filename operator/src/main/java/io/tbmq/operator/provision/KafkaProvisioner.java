@@ -1,11 +1,15 @@
 package io.tbmq.operator.provision;
 
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.strimzi.api.kafka.model.kafka.Kafka;
 import io.strimzi.api.kafka.model.nodepool.KafkaNodePool;
+import io.strimzi.api.kafka.model.nodepool.ProcessRoles;
 import io.strimzi.api.kafka.model.topic.KafkaTopic;
 import io.tbmq.operator.api.Mode;
 import io.tbmq.operator.api.TbmqCluster;
@@ -14,17 +18,58 @@ import io.tbmq.operator.desired.Names;
 import io.tbmq.operator.sizing.Plan;
 
 /**
- * Kafka through Strimzi: the Kafka, its node pool and the broker topics. Partitions only grow: a plan
- * with fewer than the topics have keeps the topics as they are and says so.
+ * Kafka through Strimzi: the Kafka, its controller and broker pools, the rebalance template and the
+ * broker topics. Partitions only grow: a plan with fewer than the topics have keeps the topics as
+ * they are and says so. A TbmqCluster made by an earlier version has one pool with both roles;
+ * Strimzi cannot scale such a pool, so it is kept as it is and a condition says how to migrate.
  */
 public final class KafkaProvisioner {
     public static final String CONDITION = "KafkaReady";
+    public static final String SCALING_REFUSED = "KafkaScalingRefused";
+    public static final String UNUSED = "UnusedKafka";
     private final Applier applier;
     private final EventRecorder events;
+    private final Duration unwatchedAfter;
 
-    public KafkaProvisioner(Applier applier, EventRecorder events) {
+    public KafkaProvisioner(Applier applier, EventRecorder events, Duration unwatchedAfter) {
         this.applier = applier;
         this.events = events;
+        this.unwatchedAfter = unwatchedAfter;
+    }
+
+    /**
+     * A Kafka this TbmqCluster managed before its spec switched to EXTERNAL keeps running (an edit
+     * must not delete data) until the user asks for its deletion by annotation.
+     */
+    private ComponentStatus unused(TbmqCluster owner, Names names) {
+        ComponentStatus external = ComponentStatus.external(CONDITION);
+        Kafka left;
+        try {
+            left = applier.client().resources(Kafka.class).inNamespace(names.namespace()).withName(names.kafka()).get();
+        } catch (KubernetesClientException e) {
+            return external; // Strimzi not installed: nothing can be left
+        }
+        if (left == null || !owner.getMetadata().getUid().equals(ownerUid(left))) {
+            return external;
+        }
+        if (!owner.deleteUnused("kafka")) {
+            return external.with(new ComponentStatus.Notice(UNUSED, "Kept", "the managed Kafka " + names.kafka()
+                    + " keeps running (with its volumes) though spec.kafka.mode is EXTERNAL; to delete it: kubectl annotate tbmq "
+                    + owner.getMetadata().getName() + " " + TbmqCluster.DELETE_UNUSED + "=kafka"));
+        }
+        KafkaTeardown teardown = new KafkaTeardown(applier.client(), events);
+        if (teardown.topicsGone(owner, names, Instant.now())) {
+            teardown.deleteKafka(names, owner.getMetadata().getName());
+            events.normal(owner, "UnusedKafkaDeleted", "deleted the managed Kafka " + names.kafka() + " as " + TbmqCluster.DELETE_UNUSED
+                    + " asked");
+        }
+        return external.with(new ComponentStatus.Notice(UNUSED, "Deleting", "deleting the managed Kafka " + names.kafka()
+                + " (its KafkaTopics first)"));
+    }
+
+    private static String ownerUid(io.fabric8.kubernetes.api.model.HasMetadata o) {
+        return o.getMetadata().getOwnerReferences() == null ? null : o.getMetadata().getOwnerReferences().stream()
+                .filter(r -> Boolean.TRUE.equals(r.getController())).map(r -> r.getUid()).findFirst().orElse(null);
     }
 
     /** Partitions the topics have now (0 when they do not exist yet). */
@@ -43,22 +88,42 @@ public final class KafkaProvisioner {
 
     public ComponentStatus reconcile(TbmqCluster owner, Plan plan, Names names, int partitions) {
         if (owner.getSpec().getKafka().getMode() == Mode.EXTERNAL) {
-            return ComponentStatus.external(CONDITION);
+            return unused(owner, names);
         }
         int brokers = plan.kafkaBrokers().value();
         Kafka kafka;
+        List<KafkaNodePool> pools = new ArrayList<>();
+        List<KafkaTopic> topics = new ArrayList<>();
+        ComponentStatus.Notice refused = null;
         try {
-            KafkaNodePool pool = KafkaModel.nodePool(owner, plan, names);
-            KafkaNodePool before = applier.current(pool);
-            applier.apply(pool);
-            if (before != null && before.getSpec().getReplicas() != brokers) {
-                events.normal(owner, "ScalingKafka", "Kafka brokers " + before.getSpec().getReplicas() + " -> " + brokers
-                        + " (" + plan.kafkaBrokers().rule() + ")");
+            KafkaNodePool combined = applier.client().resources(KafkaNodePool.class).inNamespace(names.namespace())
+                    .withName(names.kafkaCombinedPool()).get();
+            if (combined != null && combined.getSpec().getRoles().contains(ProcessRoles.CONTROLLER)) {
+                // Scaling a pool with the controller role is not supported by Strimzi (static quorum): keep it.
+                pools.add(combined);
+                int current = combined.getSpec().getReplicas();
+                brokers = current;
+                if (current != plan.kafkaBrokers().value()) {
+                    refused = new ComponentStatus.Notice(SCALING_REFUSED, "CombinedNodePool", "the plan asks for "
+                            + plan.kafkaBrokers().value() + " Kafka brokers but node pool " + combined.getMetadata().getName()
+                            + " has both the controller and broker roles and Strimzi cannot scale it; it stays at " + current
+                            + ". Migrate to separate pools as docs/operator.md (\"Kafka node pools\") describes.");
+                }
+            } else {
+                pools.add(applier.apply(KafkaModel.controllerPool(owner, names)));
+                KafkaNodePool desired = KafkaModel.brokerPool(owner, plan, names);
+                KafkaNodePool before = applier.current(desired);
+                pools.add(applier.apply(desired));
+                if (before != null && before.getSpec().getReplicas() != brokers) {
+                    events.normal(owner, "ScalingKafka", "Kafka brokers " + before.getSpec().getReplicas() + " -> " + brokers
+                            + " (" + plan.kafkaBrokers().rule() + ")");
+                }
             }
+            applier.apply(KafkaModel.rebalanceTemplate(owner, names));
             kafka = applier.apply(KafkaModel.kafka(owner, plan, names));
             for (KafkaTopic topic : KafkaModel.topics(owner, plan, names, partitions)) {
                 KafkaTopic old = applier.current(topic);
-                applier.apply(topic);
+                topics.add(applier.apply(topic));
                 Integer was = old == null || old.getSpec() == null ? null : old.getSpec().getPartitions();
                 if (was != null && !Objects.equals(was, topic.getSpec().getPartitions())) {
                     events.normal(owner, "PartitionsRaised", "topic " + topic.getSpec().getTopicName() + " partitions "
@@ -74,23 +139,7 @@ public final class KafkaProvisioner {
             }
             throw e;
         }
-        boolean ready = isReady(kafka);
-        return new ComponentStatus(CONDITION, ready, ready ? "KafkaReady" : "WaitingForStrimzi",
-                ready ? "Kafka " + names.kafka() + " is ready" : "waiting for Strimzi to report Kafka " + names.kafka() + " Ready",
-                (ready ? brokers : 0) + "/" + brokers);
-    }
-
-    /** Ready for the generation we wrote: a Ready from before the last change does not count. */
-    static boolean isReady(Kafka kafka) {
-        if (kafka == null || kafka.getStatus() == null || kafka.getStatus().getConditions() == null) {
-            return false;
-        }
-        long observed = kafka.getStatus().getObservedGeneration();
-        Long generation = kafka.getMetadata().getGeneration();
-        if (generation != null && observed < generation) {
-            return false;
-        }
-        List<io.strimzi.api.kafka.model.common.Condition> conditions = kafka.getStatus().getConditions();
-        return conditions.stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+        ComponentStatus status = StrimziReadiness.of(kafka, pools, topics, brokers, Instant.now(), unwatchedAfter);
+        return refused == null ? status : status.with(refused);
     }
 }

@@ -31,6 +31,9 @@ import io.tbmq.operator.sizing.Plan;
  */
 public final class RedisProvisioner {
     public static final String CONDITION = "RedisReady";
+    public static final String UNUSED = "UnusedRedis";
+    /** The StatefulSet controller's label naming the revision a pod was made from. */
+    static final String REVISION_LABEL = "controller-revision-hash";
     private static final Logger LOG = Logger.getLogger(RedisProvisioner.class);
     /** Slots per Move step and the time one reconcile may spend moving, so status stays current. */
     static final int SLOTS_PER_STEP = 1024;
@@ -39,6 +42,7 @@ public final class RedisProvisioner {
     private final Applier applier;
     private final EventRecorder events;
     private final RedisEndpoints endpoints;
+    private String volumeSize;
 
     public RedisProvisioner(Applier applier, EventRecorder events, RedisEndpoints endpoints) {
         this.applier = applier;
@@ -48,23 +52,29 @@ public final class RedisProvisioner {
 
     public ComponentStatus reconcile(TbmqCluster owner, Plan plan, Names names) {
         if (owner.getSpec().getRedis().getMode() == Mode.EXTERNAL) {
-            return ComponentStatus.external(CONDITION);
+            return unused(owner, names);
         }
         int masters = plan.redisMasters().value();
         applier.apply(RedisModel.config(owner, names));
         applier.apply(RedisModel.headless(owner, names));
+        applier.apply(RedisModel.disruptionBudget(owner, names));
         StatefulSet before = applier.current(RedisModel.statefulSet(owner, names, masters));
         int current = before == null || before.getSpec().getReplicas() == null ? 0 : before.getSpec().getReplicas();
         int replicas = Math.max(masters, current);
-        applier.apply(RedisModel.statefulSet(owner, names, replicas));
+        RedisStorage.Decision storage = new RedisStorage(applier, events).decide(owner, names, before);
+        volumeSize = storage.volumeSize();
+        applier.apply(RedisModel.statefulSet(owner, names, replicas, volumeSize));
         if (replicas > current && current > 0) {
             events.normal(owner, "ScalingRedis", "Redis pods " + current + " -> " + replicas + " (" + plan.redisMasters().rule() + ")");
         }
 
         List<Pod> pods = readyPods(owner, names, replicas);
         if (pods.size() < replicas) {
-            return progressing("WaitingForPods", "Redis pods ready: " + pods.size() + "/" + replicas, Math.min(pods.size(), masters),
-                    masters);
+            String cause = PodDiagnosis.problem(applier.client().pods().inNamespace(names.namespace())
+                    .withLabels(Labels.selector(owner.getMetadata().getName(), RedisModel.COMPONENT)).list().getItems())
+                    .map(p -> ": " + p).orElse("");
+            return progressing(cause.isEmpty() ? "WaitingForPods" : "PodsNotReady", "Redis pods ready: " + pods.size() + "/" + replicas
+                    + cause, Math.min(pods.size(), masters), masters);
         }
         List<RedisNode> nodes = new ArrayList<>();
         for (int i = 0; i < replicas; i++) {
@@ -108,14 +118,71 @@ public final class RedisProvisioner {
             LOG.warnf("%s/%s: Redis Cluster not reachable: %s", names.namespace(), names.cluster(), e.getMessage());
             return progressing("RedisUnreachable", "cannot reach the Redis pods: " + e.getMessage(), 0, masters);
         }
+        ComponentStatus rolling = replaceOutdatedPod(owner, names, pods, masters);
+        if (rolling != null) {
+            return rolling;
+        }
         if (replicas > masters) {
-            applier.apply(RedisModel.statefulSet(owner, names, masters));
+            applier.apply(RedisModel.statefulSet(owner, names, masters, volumeSize));
             events.normal(owner, "ScalingRedis", "Redis pods " + replicas + " -> " + masters
                     + " after their slots moved to the remaining masters");
             return progressing("ScalingDown", "removing drained Redis pods", masters, masters);
         }
-        return new ComponentStatus(CONDITION, true, "ClusterReady", masters + " masters, all 16384 slots served and balanced",
-                masters + "/" + masters);
+        ComponentStatus ready = new ComponentStatus(CONDITION, true, "ClusterReady", masters
+                + " masters, all 16384 slots served and balanced", masters + "/" + masters);
+        return storage.notice() == null ? ready : ready.with(storage.notice());
+    }
+
+    /**
+     * Pods run the StatefulSet's template as it was when they started (OnDelete): once the cluster is
+     * whole, balanced and every master reports cluster_state:ok, one pod made from an older revision
+     * is replaced; the next only after it is back and the cluster is whole again. Its slots are
+     * unserved while it restarts (seconds: masters have no replicas, as in the TBMQ paper).
+     */
+    private ComponentStatus replaceOutdatedPod(TbmqCluster owner, Names names, List<Pod> pods, int masters) {
+        StatefulSet sts = applier.client().apps().statefulSets().inNamespace(names.namespace()).withName(names.redis()).get();
+        String revision = sts == null || sts.getStatus() == null ? null : sts.getStatus().getUpdateRevision();
+        if (revision == null) {
+            return null;
+        }
+        for (int i = pods.size() - 1; i >= 0; i--) {
+            Pod pod = pods.get(i);
+            String podRevision = pod.getMetadata().getLabels() == null ? null : pod.getMetadata().getLabels().get(REVISION_LABEL);
+            if (podRevision != null && !podRevision.equals(revision)) {
+                applier.client().resource(pod).delete();
+                events.normal(owner, "RedisPodReplaced", pod.getMetadata().getName()
+                        + " replaced with the new settings; the others wait until the cluster is whole again");
+                return progressing("Rolling", "replacing " + pod.getMetadata().getName() + " with the new settings, one pod at a time",
+                        masters - 1, masters);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * A Redis this TbmqCluster managed before its spec switched to EXTERNAL keeps running (an edit
+     * must not delete data) until the user asks for its deletion by annotation.
+     */
+    private ComponentStatus unused(TbmqCluster owner, Names names) {
+        ComponentStatus external = ComponentStatus.external(CONDITION);
+        StatefulSet left = applier.client().apps().statefulSets().inNamespace(names.namespace()).withName(names.redis()).get();
+        if (left == null || left.getMetadata().getOwnerReferences() == null || left.getMetadata().getOwnerReferences().stream()
+                .noneMatch(r -> owner.getMetadata().getUid().equals(r.getUid()))) {
+            return external;
+        }
+        if (!owner.deleteUnused("redis")) {
+            return external.with(new ComponentStatus.Notice(UNUSED, "Kept", "the managed Redis Cluster " + names.redis()
+                    + " keeps running (with its volumes) though spec.redis.mode is EXTERNAL; to delete it: kubectl annotate tbmq "
+                    + owner.getMetadata().getName() + " " + TbmqCluster.DELETE_UNUSED + "=redis"));
+        }
+        var client = applier.client();
+        client.apps().statefulSets().inNamespace(names.namespace()).withName(names.redis()).delete();
+        client.policy().v1().podDisruptionBudget().inNamespace(names.namespace()).withName(names.redis()).delete();
+        client.services().inNamespace(names.namespace()).withName(names.redis()).delete();
+        client.configMaps().inNamespace(names.namespace()).withName(names.redis()).delete();
+        events.normal(owner, "UnusedRedisDeleted", "deleted the managed Redis Cluster " + names.redis() + " as "
+                + TbmqCluster.DELETE_UNUSED + " asked");
+        return external.with(new ComponentStatus.Notice(UNUSED, "Deleting", "deleting the managed Redis Cluster " + names.redis()));
     }
 
     private static ComponentStatus progressing(String reason, String message, int ready, int masters) {

@@ -22,6 +22,19 @@ final class PlanStatuses {
         return s;
     }
 
+    /** The partitions the last completed reconcile applied (0 before the first). */
+    static int lastPartitions(io.tbmq.operator.api.TbmqClusterStatus status) {
+        PlanStatus plan = status.getPlan();
+        if (plan == null || plan.getPartitions() == null || plan.getPartitions().getValue() == null) {
+            return 0;
+        }
+        try {
+            return Integer.parseInt(plan.getPartitions().getValue().trim());
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
     private static PlannedValue value(Sized sized, String unit) {
         return new PlannedValue(sized.value() + unit, sized.rule());
     }

@@ -24,6 +24,8 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
+import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
+import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.quarkiverse.operatorsdk.annotations.RBACRule;
@@ -37,7 +39,9 @@ import io.tbmq.operator.provision.BrokerProvisioner;
 import io.tbmq.operator.provision.ComponentStatus;
 import io.tbmq.operator.provision.EventRecorder;
 import io.tbmq.operator.provision.KafkaProvisioner;
+import io.tbmq.operator.provision.KafkaTeardown;
 import io.tbmq.operator.provision.RedisProvisioner;
+import io.tbmq.operator.provision.StrimziReadiness;
 import io.tbmq.operator.redis.RedisEndpoints;
 import io.tbmq.operator.sizing.Plan;
 import io.tbmq.operator.sizing.SizingModel;
@@ -55,33 +59,52 @@ import io.tbmq.operator.validation.SpecValidator;
 @RBACRule(apiGroups = "", resources = { "configmaps", "services", "pods", "secrets" }, verbs = { "get", "list", "watch" })
 @RBACRule(apiGroups = "", resources = { "configmaps", "services" }, verbs = { "create", "patch", "update", "delete" })
 @RBACRule(apiGroups = "", resources = "events", verbs = { "create", "patch" })
+@RBACRule(apiGroups = "", resources = "persistentvolumeclaims", verbs = { "get", "patch", "update" })
+@RBACRule(apiGroups = "storage.k8s.io", resources = "storageclasses", verbs = { "get", "list" })
 @RBACRule(apiGroups = "apps", resources = "statefulsets", verbs = { "get", "list", "watch", "create", "patch", "update", "delete" })
 @RBACRule(apiGroups = "policy", resources = "poddisruptionbudgets", verbs = { "get", "list", "watch", "create", "patch", "update",
         "delete" })
-@RBACRule(apiGroups = "kafka.strimzi.io", resources = { "kafkas", "kafkanodepools", "kafkatopics" }, verbs = { "get", "list",
-        "watch", "create", "patch", "update", "delete" })
-public class TbmqClusterReconciler implements Reconciler<TbmqCluster> {
+@RBACRule(apiGroups = "kafka.strimzi.io", resources = { "kafkas", "kafkanodepools", "kafkatopics", "kafkarebalances" }, verbs = {
+        "get", "list", "watch", "create", "patch", "update", "delete" })
+public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<TbmqCluster> {
     private static final Logger LOG = Logger.getLogger(TbmqClusterReconciler.class);
     static final Duration WHILE_CHANGING = Duration.ofSeconds(2);
     static final Duration WHEN_READY = Duration.ofSeconds(30);
     /** Redis gossip and cluster state settle within a second or two and nothing else signals it: look sooner. */
     static final Duration WHILE_REDIS_SETTLES = Duration.ofMillis(250);
-    static final Set<String> REDIS_SETTLING = Set.of("Joining", "Converging", "Rebalancing");
+    static final Set<String> REDIS_SETTLING = Set.of("Joining", "Converging", "Rebalancing", "Rolling");
     public static final String PARTITIONS_KEPT = "PartitionsKept";
 
+    /** Conditions a component reports while they hold ({@link ComponentStatus.Notice}), removed when they stop. */
+    static final Set<String> NOTICES = Set.of(StrimziReadiness.REBALANCING, KafkaProvisioner.SCALING_REFUSED,
+            KafkaProvisioner.UNUSED, RedisProvisioner.UNUSED, "BrokersUnderProvisioned", io.tbmq.operator.provision.RedisStorage.NOT_EXPANDED);
+    public static final String UNDER_PROVISIONED = "BrokersUnderProvisioned";
+
+    /** The operator's settings the reconcile uses. */
+    public record Settings(boolean serverSideApply, Duration strimziStatusTimeout) {
+        public static Settings of(OperatorConfig config) {
+            return new Settings(config.serverSideApply(), config.strimziStatusTimeout());
+        }
+
+        /** The defaults, with or without server-side apply. */
+        public static Settings defaults(boolean serverSideApply) {
+            return new Settings(serverSideApply, Duration.ofMinutes(3));
+        }
+    }
+
     private final RedisEndpoints redisEndpoints;
-    private final boolean serverSideApply;
+    private final Settings settings;
     /** Replaceable so the fast tests need no network. */
     java.util.function.Function<io.tbmq.operator.api.TbmqClusterSpec, List<FieldError>> reachability = Reachability::check;
 
     @Inject
     public TbmqClusterReconciler(RedisEndpoints redisEndpoints, OperatorConfig config) {
-        this(redisEndpoints, config.serverSideApply());
+        this(redisEndpoints, Settings.of(config));
     }
 
-    public TbmqClusterReconciler(RedisEndpoints redisEndpoints, boolean serverSideApply) {
+    public TbmqClusterReconciler(RedisEndpoints redisEndpoints, Settings settings) {
         this.redisEndpoints = redisEndpoints;
-        this.serverSideApply = serverSideApply;
+        this.settings = settings;
     }
 
     /**
@@ -122,6 +145,7 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster> {
         long generation = resource.getMetadata().getGeneration() == null ? 0 : resource.getMetadata().getGeneration();
         Instant now = Instant.now();
         List<FieldError> errors = new java.util.ArrayList<>(SpecValidator.validate(resource.getSpec()));
+        errors.addAll(SpecValidator.validateName(resource.getMetadata().getName(), resource.getSpec()));
         if (errors.isEmpty() && client != null) {
             String ns = resource.getMetadata().getNamespace();
             errors.addAll(SecretReferences.check(resource.getSpec(), name -> client.secrets().inNamespace(ns).withName(name).get()));
@@ -141,16 +165,19 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster> {
         // The status is written only when a reconcile completes, so a scale step interrupted by an
         // operator restart is still announced by the next reconcile.
         int announcedBrokers = status.getDesiredBrokers();
+        int lastPartitions = PlanStatuses.lastPartitions(status);
         status.setPlan(PlanStatuses.of(plan));
         status.setDesiredBrokers(plan.brokers().value());
 
         Names names = new Names(resource.getMetadata().getName(), resource.getMetadata().getNamespace());
-        Applier applier = new Applier(client, serverSideApply);
+        Applier applier = new Applier(client, settings.serverSideApply());
         EventRecorder events = new EventRecorder(client);
-        KafkaProvisioner kafka = new KafkaProvisioner(applier, events);
+        KafkaProvisioner kafka = new KafkaProvisioner(applier, events, settings.strimziStatusTimeout());
 
         int planned = plan.partitions().value();
-        int existing = kafka.currentPartitions(resource, names);
+        // What the topics have (managed Kafka), or what the brokers were last given (the partitions of an
+        // external Kafka's topics are raised by the brokers and never lowered either).
+        int existing = Math.max(kafka.currentPartitions(resource, names), lastPartitions);
         int partitions = Math.max(planned, existing);
         if (existing > planned) {
             String msg = "spec asks for " + planned + " partitions (" + plan.partitions().rule() + ") but the topics have "
@@ -168,14 +195,26 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster> {
         ComponentStatus kafkaStatus = kafka.reconcile(resource, plan, names, partitions);
         ComponentStatus redisStatus = new RedisProvisioner(applier, events, redisEndpoints).reconcile(resource, plan, names);
         BrokerProvisioner.Result brokers = new BrokerProvisioner(applier, events).reconcile(resource, plan, names, partitions);
+        long load = SizingModel.brokerLoad(resource.getSpec());
+        ComponentStatus brokerStatus = plan.brokerCapacity() >= load ? brokers.status()
+                : brokers.status().with(new ComponentStatus.Notice(UNDER_PROVISIONED, "CpuRequestTooSmall", plan.brokers().value()
+                        + " brokers of " + plan.brokerCpuMillis().value() + "m CPU carry about " + plan.brokerCapacity()
+                        + " msg/s at the TBMQ paper's 12,500 msg/s per vCPU, below the " + load
+                        + " msg/s asked for: raise spec.broker.resources.requests.cpu or spec.overrides.brokers"));
         if (announcedBrokers > 0 && announcedBrokers != plan.brokers().value()) {
             events.normal(resource, "ScalingBrokers", "brokers " + announcedBrokers + " -> " + plan.brokers().value() + " ("
                     + plan.brokers().rule() + ")");
         }
 
-        for (ComponentStatus c : List.of(kafkaStatus, redisStatus, brokers.status())) {
+        Set<String> noticed = new java.util.HashSet<>();
+        for (ComponentStatus c : List.of(kafkaStatus, redisStatus, brokerStatus)) {
             Conditions.set(status.getConditions(), c.condition(), c.ready(), c.reason(), c.message(), generation, now);
+            for (ComponentStatus.Notice n : c.notices()) {
+                Conditions.set(status.getConditions(), n.type(), true, n.reason(), n.message(), generation, now);
+                noticed.add(n.type());
+            }
         }
+        status.getConditions().removeIf(c -> NOTICES.contains(c.getType()) && !noticed.contains(c.getType()));
         status.setKafka(kafkaStatus.summary());
         status.setRedis(redisStatus.summary());
         status.setBrokers(brokers.status().summary());
@@ -203,6 +242,23 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster> {
         status.setObservedGeneration(generation);
         return UpdateControl.patchStatus(resource).rescheduleAfter(ready ? WHEN_READY
                 : REDIS_SETTLING.contains(waitingFor.reason()) ? WHILE_REDIS_SETTLES : WHILE_CHANGING);
+    }
+
+    /**
+     * Deleting a TbmqCluster: its KafkaTopics go first, while Strimzi's topic operator can still
+     * remove them (KafkaTeardown); then the garbage collector removes everything else it owns.
+     */
+    @Override
+    public DeleteControl cleanup(TbmqCluster resource, Context<TbmqCluster> context) {
+        return cleanup(resource, context.getClient());
+    }
+
+    public DeleteControl cleanup(TbmqCluster resource, KubernetesClient client) {
+        Names names = new Names(resource.getMetadata().getName(), resource.getMetadata().getNamespace());
+        if (new KafkaTeardown(client, new EventRecorder(client)).topicsGone(resource, names, Instant.now())) {
+            return DeleteControl.defaultDelete();
+        }
+        return DeleteControl.noFinalizerRemoval().rescheduleAfter(WHILE_CHANGING);
     }
 
     @Override

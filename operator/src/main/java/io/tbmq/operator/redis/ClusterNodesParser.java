@@ -8,7 +8,10 @@ import java.util.Set;
 
 /**
  * Reads a node's own state out of its CLUSTER NODES reply: the "myself" line's slots and open
- * migrations ({@code [slot->-target]}, {@code [slot-<-source]}), and the ids of every node listed.
+ * migrations ({@code [slot->-target]}, {@code [slot-<-source]}), and the ids of the nodes it can
+ * talk to. A node flagged {@code fail}, {@code noaddr} or {@code handshake} is not known: after
+ * every pod restarted with a new address, each node lists the others as failed at their old
+ * addresses, and only a CLUSTER MEET at the new ones joins them again.
  */
 public final class ClusterNodesParser {
     private ClusterNodesParser() {
@@ -25,10 +28,14 @@ public final class ClusterNodesParser {
             if (f.length < 8) {
                 continue;
             }
-            known.add(f[0]);
-            if (!(',' + f[2] + ',').contains(",myself,")) {
+            String flags = ',' + f[2] + ',';
+            if (!flags.contains(",myself,")) {
+                if (!flags.contains(",fail,") && !flags.contains(",noaddr,") && !flags.contains(",handshake,")) {
+                    known.add(f[0]);
+                }
                 continue;
             }
+            known.add(f[0]);
             myId = f[0];
             for (int i = 8; i < f.length; i++) {
                 String token = f[i];

@@ -12,7 +12,7 @@ import io.tbmq.operator.api.Workload;
 
 /**
  * Spec in, plan out: how many brokers, Redis masters, Kafka brokers, partitions and which Lettuce
- * batch size a target throughput needs. Reproduces the seeds' Tables 4 and 5 at their rows (200k to
+ * batch size a target throughput needs. Reproduces the TBMQ paper's Tables 4 and 5 at their rows (200k to
  * 1M msg/s in steps of 200k), rounds every target up to the next row so nothing between rows is
  * under-provisioned, extrapolates above 1M with the same steps, and offers a small profile below
  * 200k. Every rule is explained, with the table it came from, in docs/sizing.md.
@@ -29,6 +29,11 @@ public final class SizingModel {
     static final int[] TABLE_BATCH = {150, 250, 300, 400, 500};
     /** Table 4 keeps 3 Kafka brokers up to 800k (4 rows) and has 5 at 1M. */
     static final int KAFKA_THREE_UP_TO_ROWS = 4;
+    /**
+     * A CPU request below this still counts as this much when brokers are counted: a small request
+     * (100m) would otherwise multiply the brokers (16 JVMs for 20k msg/s) instead of sizing each.
+     */
+    static final int MIN_COUNTED_CPU_MILLIS = 1000;
     /** Each broker node runs 2 consumers of tbmq.msg.all (tbmq.kafka.msg-all-consumers). */
     static final int ROUTERS_PER_BROKER = 2;
 
@@ -56,9 +61,11 @@ public final class SizingModel {
                     : new Sized(wholeVcpuMillis(divCeil(brokerLoad, (long) o.getBrokers() * PER_VCPU)),
                             "load / brokers at 12,500 msg/s per vCPU (Table 4: 200k per 16-vCPU broker)");
         } else if (requestedCpu != null) {
-            long perBroker = Math.max(1, PER_VCPU * requestedCpu / 1000);
-            brokers = new Sized(atLeastOne(divCeil(brokerLoad, perBroker)),
-                    "load / (12,500 msg/s per requested vCPU) (Table 4: 200k per 16-vCPU broker)");
+            long counted = Math.max(requestedCpu, MIN_COUNTED_CPU_MILLIS);
+            long perBroker = PER_VCPU * counted / 1000;
+            brokers = new Sized(atLeastOne(divCeil(brokerLoad, perBroker)), requestedCpu < MIN_COUNTED_CPU_MILLIS
+                    ? "load / 12,500 msg/s per vCPU, each broker counted as 1 vCPU (its request is " + requestedCpu + "m)"
+                    : "load / (12,500 msg/s per requested vCPU) (Table 4: 200k per 16-vCPU broker)");
             cpu = new Sized(requestedCpu, "spec.broker.resources.requests.cpu");
         } else if (brokerLoad >= ROW) {
             brokers = new Sized(atLeastOne(divCeil(brokerLoad, ROW)), "one 16-vCPU broker per 200k msg/s (Table 4)");
@@ -76,6 +83,12 @@ public final class SizingModel {
         Sized replication = replication(spec, o, kafkaBrokers.value());
         Sized batch = lettuceBatch(o, redisLoad);
         return new Plan(brokers, cpu, memory, redisMasters, kafkaBrokers, partitions, replication, batch);
+    }
+
+    /** The messages per second the brokers must route for {@code spec} (the target, scaled by the workload). */
+    public static long brokerLoad(TbmqClusterSpec spec) {
+        Workload workload = spec.getWorkload() == null ? Workload.P2P : spec.getWorkload();
+        return (long) Math.ceil(spec.getTargetThroughput() * workload.brokerFactor());
     }
 
     /** The table row a load needs: rounded up, at least 1. */

@@ -31,6 +31,27 @@ public final class SpecValidator {
     private SpecValidator() {
     }
 
+    /** Kubernetes names and label values are at most 63 characters. */
+    static final int NAME_LIMIT = 63;
+    /** What StatefulSets add to our names: "-broker-" + a 10-character revision hash (the pods' controller-revision-hash label). */
+    static final int STATEFULSET_SUFFIX = "-broker-".length() + 10;
+    /** What Strimzi adds to our name for the controller pool's pods: "-kafka-controllers-" + a node id. */
+    static final int STRIMZI_POD_SUFFIX = "-kafka-controllers-".length() + 4;
+
+    /** The TbmqCluster's name, with every name derived from it. */
+    public static List<FieldError> validateName(String name, TbmqClusterSpec spec) {
+        List<FieldError> errors = new ArrayList<>();
+        boolean managedKafka = spec != null && spec.getKafka() != null && spec.getKafka().getMode() != Mode.EXTERNAL;
+        int limit = NAME_LIMIT - (managedKafka ? STRIMZI_POD_SUFFIX : STATEFULSET_SUFFIX);
+        if (name != null && name.length() > limit) {
+            errors.add(new FieldError("metadata.name", "'" + name + "' has " + name.length() + " characters; at most " + limit
+                    + " fit, since " + (managedKafka ? "Strimzi names the Kafka controller pods <name>-kafka-controllers-<id>"
+                            : "the brokers' pods carry the label <name>-broker-<revision>") + " and Kubernetes names are at most "
+                    + NAME_LIMIT + " characters"));
+        }
+        return errors;
+    }
+
     public static List<FieldError> validate(TbmqClusterSpec spec) {
         List<FieldError> errors = new ArrayList<>();
         if (spec == null) {

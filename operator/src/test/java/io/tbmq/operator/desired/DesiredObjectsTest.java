@@ -21,7 +21,9 @@ class DesiredObjectsTest {
 
     private static Map<String, String> env(TbmqCluster c, Plan plan, int partitions) {
         Names names = new Names(c.getMetadata().getName(), "iot");
-        return BrokerSettings.environment(BrokerSettings.properties(c, plan, names, partitions));
+        Map<String, String> all = new java.util.LinkedHashMap<>(BrokerSettings.properties(c, plan, names));
+        all.putAll(BrokerSettings.live(c, plan, partitions));
+        return BrokerSettings.environment(all);
     }
 
     private static void assertOwned(HasMetadata object, TbmqCluster owner) {
@@ -34,18 +36,26 @@ class DesiredObjectsTest {
     }
 
     @Test
-    void theSeeds200kTestIsTable4sFirstRow() {
+    void thePapers200kTestIsTable4sFirstRow() {
         TbmqCluster c = Samples.load("tbmq-p2p-200k.yaml", "iot");
         Plan plan = SizingModel.plan(c.getSpec());
         Names names = new Names(c.getMetadata().getName(), "iot");
 
-        var pool = KafkaModel.nodePool(c, plan, names);
+        var pool = KafkaModel.brokerPool(c, plan, names);
         assertThat(pool.getSpec().getReplicas()).isEqualTo(3);
+        assertThat(pool.getSpec().getRoles()).containsExactly(io.strimzi.api.kafka.model.nodepool.ProcessRoles.BROKER);
         assertThat(pool.getMetadata().getLabels()).containsEntry(KafkaModel.STRIMZI_CLUSTER_LABEL, "p2p-200k-kafka");
+        var controllers = KafkaModel.controllerPool(c, names);
+        assertThat(controllers.getSpec().getReplicas()).as("a fixed quorum").isEqualTo(3);
+        assertThat(controllers.getSpec().getRoles()).containsExactly(io.strimzi.api.kafka.model.nodepool.ProcessRoles.CONTROLLER);
         var kafka = KafkaModel.kafka(c, plan, names);
         assertThat(kafka.getApiVersion()).isEqualTo("kafka.strimzi.io/v1");
         assertThat(kafka.getSpec().getKafka().getConfig()).containsEntry("min.insync.replicas", 2)
                 .containsEntry("default.replication.factor", 3);
+        assertThat(kafka.getSpec().getCruiseControl().getAutoRebalance()).extracting(a -> a.getMode().toValue())
+                .containsExactly("add-brokers", "remove-brokers");
+        assertThat(KafkaModel.rebalanceTemplate(c, names).getMetadata().getAnnotations())
+                .containsEntry(KafkaModel.REBALANCE_TEMPLATE_ANNOTATION, "true");
         List<KafkaTopic> topics = KafkaModel.topics(c, plan, names, 12);
         assertThat(topics).extracting(t -> t.getSpec().getTopicName())
                 .containsExactly("tbmq.msg.all", "tbmq.msg.persisted", "tbmq.client.session", "tbmq.retained.msg",
@@ -74,7 +84,7 @@ class DesiredObjectsTest {
                 .containsEntry("TBMQ_SECURITY_CREDENTIALS_FILE", "/etc/tbmq/credentials/credentials.yaml");
         assertThat(env.get("TBMQ_REDIS_NODES")).startsWith("p2p-200k-redis-0.p2p-200k-redis.iot.svc:6379,");
 
-        var config = BrokerModel.config(c, names, BrokerSettings.properties(c, plan, names, 12));
+        var config = BrokerModel.config(c, names, BrokerSettings.properties(c, plan, names));
         StatefulSet brokers = BrokerModel.statefulSet(c, names, plan, config);
         assertThat(brokers.getSpec().getReplicas()).isEqualTo(1);
         assertThat(brokers.getSpec().getServiceName()).isEqualTo("p2p-200k-broker-nodes");
@@ -90,15 +100,15 @@ class DesiredObjectsTest {
     }
 
     @Test
-    void theSeeds1MTestIsTable4sLastRow() {
+    void thePapers1MTestIsTable4sLastRow() {
         TbmqCluster c = Samples.load("tbmq-p2p-1m.yaml", "iot");
         Plan plan = SizingModel.plan(c.getSpec());
         Names names = new Names(c.getMetadata().getName(), "iot");
-        assertThat(KafkaModel.nodePool(c, plan, names).getSpec().getReplicas()).isEqualTo(5);
+        assertThat(KafkaModel.brokerPool(c, plan, names).getSpec().getReplicas()).isEqualTo(5);
         assertThat(RedisModel.statefulSet(c, names, plan.redisMasters().value()).getSpec().getReplicas()).isEqualTo(11);
         assertThat(env(c, plan, plan.partitions().value())).containsEntry("TBMQ_REDIS_LETTUCE_BATCH_SIZE", "500")
                 .containsEntry("TBMQ_KAFKA_MSG_ALL_PARTITIONS", "20");
-        var config = BrokerModel.config(c, names, BrokerSettings.properties(c, plan, names, 20));
+        var config = BrokerModel.config(c, names, BrokerSettings.properties(c, plan, names));
         assertThat(BrokerModel.statefulSet(c, names, plan, config).getSpec().getReplicas()).isEqualTo(5);
     }
 
@@ -111,9 +121,10 @@ class DesiredObjectsTest {
         assertThat(env).containsEntry("TBMQ_KAFKA_BOOTSTRAP_SERVERS", "kafka-0.kafka.data.svc:9092,kafka-1.kafka.data.svc:9092")
                 .containsEntry("TBMQ_REDIS_NODES", "redis-0.redis.data.svc:6379,redis-1.redis.data.svc:6379")
                 .containsEntry("TBMQ_KAFKA_PROPERTIES_FILE", "/etc/tbmq/kafka/client.properties");
-        var config = BrokerModel.config(c, names, BrokerSettings.properties(c, plan, names, 12));
+        var config = BrokerModel.config(c, names, BrokerSettings.properties(c, plan, names));
         var pod = BrokerModel.statefulSet(c, names, plan, config).getSpec().getTemplate().getSpec();
-        assertThat(pod.getVolumes()).extracting(v -> v.getSecret().getSecretName()).contains("kafka-client", "fleet-users");
+        assertThat(pod.getVolumes()).filteredOn(v -> v.getSecret() != null).extracting(v -> v.getSecret().getSecretName())
+                .contains("kafka-client", "fleet-users");
         assertThat(pod.getContainers().get(0).getEnv()).anySatisfy(e -> {
             assertThat(e.getName()).isEqualTo("TBMQ_REDIS_PASSWORD");
             assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("redis-auth");
@@ -136,18 +147,76 @@ class DesiredObjectsTest {
     }
 
     @Test
-    void aSettingChangeChangesThePodTemplateSoBrokersRoll() {
+    void aRestartSettingRollsTheBrokersButAScaleEditDoesNot() {
         TbmqCluster c = Samples.load("tbmq-dev.yaml", "iot");
         Plan plan = SizingModel.plan(c.getSpec());
         Names names = new Names(c.getMetadata().getName(), "iot");
-        var before = BrokerModel.statefulSet(c, names, plan, BrokerModel.config(c, names, BrokerSettings.properties(c, plan, names, 12)));
-        var same = BrokerModel.statefulSet(c, names, plan, BrokerModel.config(c, names, BrokerSettings.properties(c, plan, names, 12)));
-        var raised = BrokerModel.statefulSet(c, names, plan, BrokerModel.config(c, names, BrokerSettings.properties(c, plan, names, 16)));
         String key = BrokerModel.CONFIG_HASH;
-        assertThat(same.getSpec().getTemplate().getMetadata().getAnnotations().get(key))
+        var before = BrokerModel.statefulSet(c, names, plan, BrokerModel.config(c, names, BrokerSettings.properties(c, plan, names)));
+        // A scale edit: more partitions, a larger Lettuce batch, more replication. Live settings: nothing rolls.
+        TbmqCluster scaled = Samples.load("tbmq-dev.yaml", "iot");
+        scaled.getSpec().setTargetThroughput(800_000);
+        Plan bigger = SizingModel.plan(scaled.getSpec());
+        var after = BrokerModel.statefulSet(scaled, names, bigger, BrokerModel.config(scaled, names,
+                BrokerSettings.properties(scaled, bigger, names)));
+        assertThat(after.getSpec().getTemplate().getMetadata().getAnnotations().get(key))
                 .isEqualTo(before.getSpec().getTemplate().getMetadata().getAnnotations().get(key));
-        assertThat(raised.getSpec().getTemplate().getMetadata().getAnnotations().get(key))
+        assertThat(BrokerSettings.live(scaled, bigger, 16)).containsEntry("tbmq.redis.lettuce-batch-size", "400")
+                .containsEntry("tbmq.kafka.msg-all-partitions", "16");
+        assertThat(BrokerModel.liveConfig(scaled, names, BrokerSettings.live(scaled, bigger, 16)).getData().get("live.properties"))
+                .contains("tbmq.persistence.persisted-partitions=16");
+        // A setting read at start: the brokers roll, one at a time.
+        c.getSpec().getBroker().getConfig().put("tbmq.mqtt.max-keep-alive", "60");
+        var changed = BrokerModel.statefulSet(c, names, plan, BrokerModel.config(c, names, BrokerSettings.properties(c, plan, names)));
+        assertThat(changed.getSpec().getTemplate().getMetadata().getAnnotations().get(key))
                 .isNotEqualTo(before.getSpec().getTemplate().getMetadata().getAnnotations().get(key));
+    }
+
+    @Test
+    void everyPodPassesTheRestrictedPodSecurityStandard() {
+        TbmqCluster c = Samples.load("tbmq-p2p-200k.yaml", "iot");
+        Plan plan = SizingModel.plan(c.getSpec());
+        Names names = new Names(c.getMetadata().getName(), "iot");
+        var brokers = BrokerModel.statefulSet(c, names, plan, BrokerModel.config(c, names, BrokerSettings.properties(c, plan, names)));
+        var redis = RedisModel.statefulSet(c, names, 3);
+        for (StatefulSet sts : List.of(brokers, redis)) {
+            var pod = sts.getSpec().getTemplate().getSpec();
+            assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
+            assertThat(pod.getSecurityContext().getRunAsUser()).isPositive();
+            assertThat(pod.getSecurityContext().getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
+            for (Container container : pod.getContainers()) {
+                assertThat(container.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+                assertThat(container.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
+                assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+            }
+        }
+        assertThat(redis.getSpec().getTemplate().getSpec().getSecurityContext().getRunAsUser()).as("redis, not root").isEqualTo(999);
+    }
+
+    @Test
+    void redisRefusesWritesWhenFullInsteadOfEvictingOrBeingKilled() {
+        TbmqCluster c = Samples.load("tbmq-p2p-200k.yaml", "iot");
+        Names names = new Names(c.getMetadata().getName(), "iot");
+        Container redis = RedisModel.statefulSet(c, names, 3).getSpec().getTemplate().getSpec().getContainers().get(0);
+        // 4Gi limit (Table 3's Redis nodes): maxmemory 60% of it, the rest for the append-only file's rewrite.
+        assertThat(redis.getResources().getLimits().get("memory").toString()).isEqualTo("4Gi");
+        assertThat(redis.getArgs()).containsSubsequence("--maxmemory", Long.toString(4L * 1024 * 1024 * 1024 * 60 / 100))
+                .containsSubsequence("--maxmemory-policy", "noeviction");
+        assertThat(RedisModel.disruptionBudget(c, names).getSpec().getMaxUnavailable().getIntVal()).isEqualTo(1);
+    }
+
+    @Test
+    void theBrokersJvmFitsItsContainerLimit() {
+        TbmqCluster c = Samples.load("tbmq-p2p-200k.yaml", "iot");
+        Plan plan = SizingModel.plan(c.getSpec());
+        Names names = new Names(c.getMetadata().getName(), "iot");
+        var brokers = BrokerModel.statefulSet(c, names, plan, BrokerModel.config(c, names, BrokerSettings.properties(c, plan, names)));
+        Container broker = brokers.getSpec().getTemplate().getSpec().getContainers().get(0);
+        // 32 GiB (Table 3): heap 16 GiB, direct memory 8 GiB, the rest the JVM's own.
+        assertThat(broker.getEnv()).anySatisfy(e -> {
+            assertThat(e.getName()).isEqualTo("JAVA_TOOL_OPTIONS");
+            assertThat(e.getValue()).isEqualTo("-Xmx16384m -XX:MaxDirectMemorySize=8192m");
+        });
     }
 
     @Test

@@ -139,6 +139,33 @@ class ManifestsIT {
         assertThat(clusterRole.get("rules")).isEqualTo(csvRules);
     }
 
+    @Test
+    void whatUsersReadNamesTheTbmqPaperAndNeverAnInternalWord() throws Exception {
+        // The CRD, CSV, install manifests and samples, and every doc: users know "the TBMQ paper" and its
+        // performance tests, not the planning word "seeds".
+        List<String> offending = new ArrayList<>();
+        generated.forEach((file, text) -> scan(file, text, offending));
+        for (String dir : List.of("config", "docs")) {
+            try (Stream<Path> files = Files.walk(REPO.resolve(dir))) {
+                for (Path f : files.filter(Files::isRegularFile).filter(f -> f.toString().matches(".*\\.(ya?ml|md|json)$")).toList()) {
+                    scan(REPO.relativize(f).toString(), Files.readString(f), offending);
+                }
+            }
+        }
+        scan("README.md", Files.readString(REPO.resolve("README.md")), offending);
+        assertThat(offending).isEmpty();
+        assertThat(csv().at("/spec/minKubeVersion").asText()).as("what Strimzi 1.2.0 requires").isEqualTo("1.30.0");
+    }
+
+    private static void scan(String file, String text, List<String> offending) {
+        String[] lines = text.split("\n");
+        for (int i = 0; i < lines.length; i++) {
+            if (lines[i].matches("(?i).*\\bthe seeds\\b.*|(?i).*\\bseeds'.*")) {
+                offending.add(file + ":" + (i + 1) + ": " + lines[i].trim());
+            }
+        }
+    }
+
     private static JsonNode csv() throws Exception {
         return Manifests.YAML.readTree(generated.entrySet().stream().filter(e -> e.getKey().endsWith(".clusterserviceversion.yaml"))
                 .findFirst().orElseThrow().getValue());

@@ -34,7 +34,7 @@ class TbmqClusterReconcilerIT {
 
     @BeforeEach
     void setUp() {
-        reconciler = new TbmqClusterReconciler(NO_REDIS, false);
+        reconciler = new TbmqClusterReconciler(NO_REDIS, TbmqClusterReconciler.Settings.defaults(false));
         reconciler.reachability = spec -> java.util.List.of(); // the samples' external hosts do not exist here
         // The Secrets the samples name.
         secret("dev-users", "credentials.yaml");

@@ -26,6 +26,21 @@ class ClusterNodesParserTest {
     }
 
     @Test
+    void nodesItCannotReachAreNotKnownSoTheOperatorMeetsThemAgain() {
+        // Every pod restarted with a new IP: each node still lists the others, failed, at their old addresses.
+        String reply = """
+                aaa 10.244.0.7:6379@16379,redis-0 master,fail - 1700000000000 1700000000000 1 connected 0-5460
+                bbb 10.244.0.21:6379@16379,redis-1 myself,master - 0 0 2 connected 5461-10922
+                ccc 10.244.0.9:6379@16379,redis-2 master,fail? - 1700000000000 1700000000000 3 connected 10923-16383
+                ddd :0@0 master,noaddr - 0 0 4 disconnected
+                eee 10.244.0.30:6379@16379 handshake - 0 0 0 disconnected
+                """;
+        NodeState state = ClusterNodesParser.parse(NODE, reply);
+        // A node only suspected (fail?) may be back in a moment: still known, no MEET yet.
+        assertThat(state.known()).containsExactlyInAnyOrder("bbb", "ccc");
+    }
+
+    @Test
     void aFreshNodeIsAlone() {
         NodeState state = ClusterNodesParser.parse(NODE, "fff :7001@17001 myself,master - 0 0 0 connected\n");
         assertThat(state.isAlone()).isTrue();

@@ -24,7 +24,7 @@ class SizingModelTest {
         return spec;
     }
 
-    /** The seeds' Tables 4 and 5, row by row. */
+    /** The TBMQ paper's Tables 4 and 5, row by row. */
     @ParameterizedTest(name = "{0} msg/s")
     @CsvSource({
             "200000,  1, 3,  3, 12, 150",
@@ -32,7 +32,7 @@ class SizingModelTest {
             "600000,  3, 7,  3, 12, 300",
             "800000,  4, 9,  3, 16, 400",
             "1000000, 5, 11, 5, 20, 500"})
-    void reproducesTheSeedsTables(long target, int brokers, int redis, int kafka, int partitions, int batch) {
+    void reproducesThePapersTables(long target, int brokers, int redis, int kafka, int partitions, int batch) {
         Plan plan = SizingModel.plan(target(target));
         assertThat(plan.brokers().value()).isEqualTo(brokers);
         assertThat(plan.brokerCpuMillis().value()).isEqualTo(16_000);
@@ -132,6 +132,22 @@ class SizingModelTest {
         assertThat(SizingModel.plan(spec).brokers().value()).isEqualTo(1);
         spec.setTargetThroughput(1_000_000);
         assertThat(SizingModel.plan(spec).brokers().value()).isEqualTo(3); // 1M / 400k
+    }
+
+    @Test
+    void aTinyCpuRequestSizesEachBrokerButDoesNotMultiplyThem() {
+        // Found on a real 2-core node: 100m per broker gave 16 brokers for 20k msg/s, all starting at once.
+        TbmqClusterSpec spec = target(20_000);
+        spec.getBroker().setResources(cpu("100m"));
+        Plan plan = SizingModel.plan(spec);
+        assertThat(plan.brokers().value()).isEqualTo(2);
+        assertThat(plan.brokers().rule()).contains("counted as 1 vCPU");
+        assertThat(plan.brokerCpuMillis().value()).isEqualTo(100);
+        assertThat(plan.brokerCapacity()).as("what 2 x 100m carry at 12,500 msg/s per vCPU").isEqualTo(2_500);
+
+        spec.setTargetThroughput(200_000);
+        spec.getBroker().setResources(cpu("250m"));
+        assertThat(SizingModel.plan(spec).brokers().value()).as("never more than one per vCPU of load").isEqualTo(16);
     }
 
     @Test

@@ -35,7 +35,7 @@ import io.tbmq.broker.config.RedisConfig;
 /**
  * One shared asynchronous Lettuce connection (standalone or Cluster) with automatic flushing off:
  * commands are buffered and written together every {@code lettuce-batch-size} commands or every
- * {@code flush-interval}, whichever comes first, the batching the seeds measured. Lua scripts run
+ * {@code flush-interval}, whichever comes first, the batching the TBMQ paper measured. Lua scripts run
  * by EVALSHA and are loaded again on NOSCRIPT (after a Redis restart or failover). Commands fail
  * fast while Redis is unreachable; the connection reconnects by itself.
  */
@@ -46,7 +46,7 @@ public final class RedisConnector implements AutoCloseable {
     private final boolean cluster;
     private volatile StatefulConnection<byte[], byte[]> connection;
     private volatile RedisClusterAsyncCommands<byte[], byte[]> commands;
-    private final int batchSize;
+    private volatile int batchSize;
     private final AtomicInteger buffered = new AtomicInteger();
     private final ScheduledExecutorService flusher;
     private final long flushIntervalNanos;
@@ -119,6 +119,14 @@ public final class RedisConnector implements AutoCloseable {
             lastError = e.getMessage();
             LOG.warnf("Redis not reachable yet (%s); retrying", e.getMessage());
         }
+    }
+
+    /** Commands buffered before a flush from now on (a live setting: the operator raises it with the load). */
+    public void batchSize(int size) {
+        if (size < 1) {
+            throw new IllegalArgumentException("tbmq.redis.lettuce-batch-size must be at least 1, got " + size);
+        }
+        this.batchSize = size;
     }
 
     /** Issues one command into the batch; it is written once the batch is full or the interval passed. */

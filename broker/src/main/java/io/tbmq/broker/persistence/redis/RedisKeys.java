@@ -4,7 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 
 /**
- * Key names of DEVICE sessions in Redis, the seeds' layout: every key of a client carries one
+ * Key names of DEVICE sessions in Redis, the TBMQ paper's layout: every key of a client carries one
  * hash tag so they share a slot and one Lua call can touch them all.
  *
  * <pre>

@@ -1,0 +1,97 @@
+package io.tbmq.broker.live;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.function.Consumer;
+
+import org.jboss.logging.Logger;
+
+/**
+ * Settings a running broker takes over without a restart: a properties file (in Kubernetes a
+ * ConfigMap the operator writes, mounted as a volume, which the kubelet refreshes in place) is read
+ * again when it changes, and each setting whose value changed is handed to what applies it. The
+ * file is also a configuration source at start, so a restarted broker starts with the same values.
+ * A value that cannot be applied is logged and left as it was.
+ */
+public final class LiveSettings {
+    private static final Logger LOG = Logger.getLogger(LiveSettings.class);
+
+    private final Path file;
+    private final Map<String, Consumer<String>> appliers = new LinkedHashMap<>();
+    private Map<String, String> applied = new HashMap<>();
+    private String lastContent;
+
+    public LiveSettings(Path file) {
+        this.file = file;
+    }
+
+    /** {@code applier} receives the new value of {@code key} each time it changes. */
+    public LiveSettings on(String key, Consumer<String> applier) {
+        appliers.put(key, applier);
+        return this;
+    }
+
+    /** Takes the file's current values as the ones the broker started with. */
+    public synchronized LiveSettings baseline() {
+        String content = read();
+        lastContent = content;
+        applied = parse(content);
+        return this;
+    }
+
+    /** Reads the file; applies what changed since the last look. Safe to call from a timer. */
+    public synchronized void refresh() {
+        String content = read();
+        if (content == null || content.equals(lastContent)) {
+            return;
+        }
+        lastContent = content;
+        Map<String, String> now = parse(content);
+        for (Map.Entry<String, Consumer<String>> e : appliers.entrySet()) {
+            String value = now.get(e.getKey());
+            if (value == null || value.equals(applied.get(e.getKey()))) {
+                continue;
+            }
+            try {
+                e.getValue().accept(value);
+                applied.put(e.getKey(), value);
+                LOG.infof("applied %s=%s without a restart (from %s)", e.getKey(), value, file);
+            } catch (RuntimeException ex) {
+                LOG.warnf("could not apply %s=%s from %s: %s; the previous value stays", e.getKey(), value, file, ex.getMessage());
+            }
+        }
+    }
+
+    private String read() {
+        try {
+            return Files.readString(file);
+        } catch (NoSuchFileException e) {
+            return null;
+        } catch (IOException e) {
+            LOG.debugf("cannot read %s: %s", file, e.getMessage());
+            return null;
+        }
+    }
+
+    private static Map<String, String> parse(String content) {
+        Map<String, String> out = new HashMap<>();
+        if (content == null) {
+            return out;
+        }
+        Properties p = new Properties();
+        try {
+            p.load(new StringReader(content));
+        } catch (IOException e) {
+            return out;
+        }
+        p.stringPropertyNames().forEach(k -> out.put(k, p.getProperty(k).trim()));
+        return out;
+    }
+}
