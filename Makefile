@@ -10,7 +10,17 @@ FUZZ_SECONDS ?= 300
 FUZZ_CI_SECONDS ?= 60
 RUN_ARGS ?=
 
-.PHONY: help deps build run test test-fast fuzz chaos bench bench-operator manifests bundle deploy undeploy images passwd clean
+.PHONY: help deps build run test test-fast fuzz chaos bench bench-operator manifests bundle deploy undeploy images passwd clean cluster-up cluster-down
+
+# While `make cluster-up`'s local cluster is up, its settings (KUBECONFIG, REGISTRY, ...) are the defaults.
+-include .cluster/env
+# Where images are pushed and what they are tagged: `make images` bakes them into the operator image
+# (its default broker image) and `make deploy` points the Deployment at them.
+REGISTRY ?= docker.io/tbmq
+VERSION ?= 0.1.0
+# Default Redis image of TbmqClusters that name none (empty: the operator's own default, redis:7.2).
+REDIS_IMAGE ?=
+export REGISTRY VERSION
 
 help: ## this list
 	@grep -E '^[a-z-]+:.*## ' Makefile | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -56,13 +66,22 @@ bundle: manifests ## the OLM bundle in bundle/ (quarkus-operator-sdk's generator
 
 KUBECTL ?= $(shell command -v kubectl || echo $(HOME)/.cache/tbmq-k8s/bin/kubectl)
 
-deploy: ## install the CRD and the operator (namespace tbmq-system) into the current kubeconfig's cluster
-	$(KUBECTL) apply --server-side -f crds/ -f config/install/
+deploy: ## install the CRD and the operator (namespace tbmq-system) into $KUBECONFIG's cluster (or the local one of make cluster-up)
+	$(if $(KUBECONFIG),KUBECONFIG=$(KUBECONFIG)) $(KUBECTL) apply --server-side -f crds/
+	sed -e 's#image: docker.io/tbmq/tbmq-operator:0.1.0#image: $(REGISTRY)/tbmq-operator:$(VERSION)#' \
+	    $(if $(REDIS_IMAGE),-e 's#value: redis:7.2#value: $(REDIS_IMAGE)#') config/install/operator.yaml \
+	  | $(if $(KUBECONFIG),KUBECONFIG=$(KUBECONFIG)) $(KUBECTL) apply --server-side -f -
 
 undeploy: ## remove the operator and the CRD (and with it every TbmqCluster) from the current cluster
-	$(KUBECTL) delete --ignore-not-found -f config/install/ -f crds/
+	$(if $(KUBECONFIG),KUBECONFIG=$(KUBECONFIG)) $(KUBECTL) delete --ignore-not-found -f config/install/ -f crds/
 
-images: build ## broker, operator and OLM bundle images as OCI archives in target/images/ (no Docker: jlink + umoci)
+cluster-up: deps ## a real one-node Kubernetes on this machine with the project's images, CRDs and a Strimzi stand-in; prints export KUBECONFIG=... last
+	@$(ENV) scripts/cluster.sh up
+
+cluster-down: ## stop exactly what cluster-up started and restore the host (mounts, iptables, sysctls)
+	@$(ENV) scripts/cluster.sh down
+
+images: build ## broker, operator and OLM bundle images as OCI archives in target/images/ (no Docker: jlink + umoci); REGISTRY=... VERSION=...
 	@$(ENV) scripts/images.sh
 
 passwd: build ## hash a password for a credentials file (reads it from stdin)

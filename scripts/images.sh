@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the broker and operator container images and the OLM bundle image with no Docker daemon,
 # as OCI image archives:
-#   target/images/tbmq-broker-<v>.oci.tar            (image tbmq/broker:<v>)
-#   target/images/tbmq-operator-<v>.oci.tar          (image tbmq/tbmq-operator:<v>)
+#   target/images/tbmq-broker-<v>.oci.tar            (image $REGISTRY/tbmq-broker:<v>)
+#   target/images/tbmq-operator-<v>.oci.tar          (image $REGISTRY/tbmq-operator:<v>; its default broker image is
+#                                                     $REGISTRY/tbmq-broker:<v>, so build and deploy with the same values)
 #   target/images/tbmq-operator-bundle-<v>.oci.tar   (bundle/bundle.Dockerfile: its LABELs and COPYs)
 # Base: a JRE made by jlink from the build JDK, on glibc from Debian's libc6 and libgcc-s1 packages
 # (apt-get download + dpkg-deb -x); nothing else, no shell. Layers: base, then the Quarkus app.
@@ -11,6 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VERSION=${VERSION:-0.1.0}
+REGISTRY=${REGISTRY:-docker.io/tbmq}
 OUT=${OUT:-target/images}
 WORK=${WORK:-target/images/work}
 JAVA_HOME=${JAVA_HOME:?JAVA_HOME must point to a JDK (scripts/env.sh sets it)}
@@ -52,8 +54,8 @@ printf 'root:x:0:0:root:/root:/sbin/nologin\ntbmq:x:185:185:tbmq:/app:/sbin/nolo
 printf 'root:x:0:\ntbmq:x:185:\n' > "$BASE/etc/group"
 printf 'hosts: files dns\n' > "$BASE/etc/nsswitch.conf"
 
-build_image() { # name app-dir ports...
-  local name=$1 app=$2; shift 2
+build_image() { # name app-dir "env..." ports...
+  local name=$1 app=$2 envs=$3; shift 3
   local layout=$WORK/$name-layout bundle=$WORK/$name-bundle
   umoci init --layout "$layout"
   umoci new --image "$layout:$VERSION"
@@ -64,21 +66,23 @@ build_image() { # name app-dir ports...
   cp -a "$app"/. "$bundle/rootfs/app/"
   chown -R 185:185 "$bundle/rootfs/app"
   umoci repack --image "$layout:$VERSION" "$bundle"
-  local ports=()
+  local ports=() env=()
   for p in "$@"; do ports+=(--config.exposedports "$p"); done
+  # The version the image is tagged with is the one the application reports.
+  for e in TBMQ_VERSION=$VERSION $envs; do env+=(--config.env "$e"); done
   umoci config --image "$layout:$VERSION" --author "tbmq" --os linux --architecture amd64 \
     --config.user 185:185 --config.workingdir /app \
     --config.env JAVA_HOME=/opt/java --config.env PATH=/opt/java/bin:/usr/bin:/bin \
     --config.entrypoint /opt/java/bin/java --config.entrypoint -XX:MaxRAMPercentage=75 \
     --config.entrypoint -jar --config.entrypoint /app/quarkus-run.jar \
-    "${ports[@]}" \
+    "${ports[@]}" "${env[@]}" \
     --config.label "org.opencontainers.image.title=$name" --config.label "org.opencontainers.image.version=$VERSION"
   umoci gc --layout "$layout"
   tar -C "$layout" -cf "$OUT/$name-$VERSION.oci.tar" .
   echo "$OUT/$name-$VERSION.oci.tar ($(du -h "$OUT/$name-$VERSION.oci.tar" | cut -f1))"
 }
-build_image tbmq-broker broker/target/quarkus-app 1883/tcp 8883/tcp 8083/tcp 8084/tcp 8080/tcp
-build_image tbmq-operator operator/target/quarkus-app 8080/tcp
+build_image tbmq-broker broker/target/quarkus-app "" 1883/tcp 8883/tcp 8083/tcp 8084/tcp 8080/tcp
+build_image tbmq-operator operator/target/quarkus-app "TBMQ_OPERATOR_BROKER_IMAGE=$REGISTRY/tbmq-broker:$VERSION" 8080/tcp
 
 # ---- the OLM bundle image: what `docker build -f bundle.Dockerfile bundle/` makes, from the same file
 build_bundle_image() {

@@ -41,5 +41,6 @@ if [ "$SRC" != "$DST" ]; then
   "${CTR[@]}" images tag --force "$SRC" "$DST" >/dev/null
   [[ "$SRC" == localhost/* ]] || "${CTR[@]}" images rm "$SRC" >/dev/null
 fi
-"${CTR[@]}" images ls -q | grep -qxF "$DST" || { echo "error: $DST not found after importing $FILE" >&2; exit 1; }
+names=$("${CTR[@]}" images ls -q)
+grep -qxF "$DST" <<<"$names" || { echo "error: $DST not found after importing $FILE" >&2; exit 1; }
 echo "$DST"

@@ -25,10 +25,9 @@ log() { echo "[real-node setup +$(( $(date +%s) - T0 ))s] $*"; }
 # ------------------------------------------------------------------ apt packages (only the missing ones)
 APT_PKGS=(containerd runc containernetworking-plugins iptables conntrack nftables umoci socat redis-tools
           gcc libc6-dev openssl curl iproute2 python3)
+installed=" $(dpkg-query -W -f='${Package}=${Status}\n' "${APT_PKGS[@]}" 2>/dev/null | sed -n 's/=install ok installed$//p' | tr '\n' ' ') "
 missing=()
-for p in "${APT_PKGS[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
+for p in "${APT_PKGS[@]}"; do [[ "$installed" == *" $p "* ]] || missing+=("$p"); done
 # a static busybox goes into the images; busybox-static replaces a dynamic busybox, so only when there is none
 if ! { [ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1; }; then missing+=(busybox-static); fi
 mkdir -p "$ROOT"
@@ -97,9 +96,9 @@ fi
 # ------------------------------------------------------------------ images (umoci, OCI archives)
 REDIS_BIN=/usr/bin/redis-check-rdb      # redis-tools' binary; it is the server when called as redis-server
 REDIS_TAG=$(dpkg-query -W -f='${Version}' redis-tools | sed 's/^[0-9]*://; s/[-+~].*//')
-BUSYBOX_TAG=$(/bin/busybox 2>&1 | head -1 | sed -n 's/^BusyBox v\([0-9.]*\).*/\1/p')
+BUSYBOX_TAG=$(/bin/busybox 2>&1 | sed -n '1s/^BusyBox v\([0-9.]*\).*/\1/p')   # sed reads all: no SIGPIPE
 COREDNS_TAG=${COREDNS_VERSION#v}
-IMG_STAMP=$( { cat "$HERE/setup.sh" "$HERE/config/pause.c"; sha256sum "$BIN/coredns" "$REDIS_BIN" /usr/bin/redis-cli /bin/busybox; } | sha256sum | cut -c1-16)
+IMG_STAMP=$( { cat "$HERE/setup.sh" "$HERE/config/pause.c"; stat -L -c '%n %s %Y' "$BIN/coredns" "$REDIS_BIN" /usr/bin/redis-cli /bin/busybox; } | sha256sum | cut -c1-16)
 if [ "$(cat "$IMAGES/.stamp" 2>/dev/null)" != "$IMG_STAMP" ]; then
   log "building images pause:3.10 coredns:$COREDNS_TAG busybox:$BUSYBOX_TAG redis:$REDIS_TAG"
   rm -rf "$IMAGES"; mkdir -p "$IMAGES/out" "$IMAGES/work"; cd "$IMAGES"

@@ -68,7 +68,7 @@ done
 
 if ls "$RUN"/*.pid >/dev/null 2>&1; then echo "error: $RUN has pid files: run $HERE/stop.sh first" >&2; exit 1; fi
 # never rm -rf across a mount a killed kubelet/containerd left behind (a bind mount may point into the host)
-if awk '{print $2}' /proc/mounts | grep -qE "^$R(/|\$)"; then
+if awk -v r="$R" '$2 == r || index($2, r "/") == 1 {f=1} END {exit !f}' /proc/mounts; then
   echo "error: mounts left under $R (a run not stopped?): run $HERE/stop.sh first" >&2; exit 1
 fi
 rm -rf "$RUN" "$R/kubelet" "$R/pod-logs" "$R/cni" "$R/kubelet-plugins"
@@ -87,7 +87,7 @@ for k in vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops 
 done > "$RUN/sysctl-before.txt"
 # host paths the kubelet, libcni and the hostPath provisioner use whatever the configuration: stop.sh removes
 # those that did not exist before; likewise CNI-* iptables chains and nftables tables that appear
-for p in /var/log/containers /var/lib/cni /tmp/hostpath_pv /var/lib/kubelet /run/containerd; do
+for p in /var/log/containers /var/lib/cni /tmp/hostpath_pv /var/lib/kubelet /run/containerd /run/mount; do
   [ -e "$p" ] && echo "$p"
 done > "$RUN/paths-before.txt" || true
 chains=$(for t in filter nat mangle raw; do iptables -t $t -S 2>/dev/null || true; done)

@@ -7,8 +7,8 @@
 #  3. containerd, controller-manager, scheduler, apiserver, etcd (recorded PIDs, each checked against the
 #     executable start.sh recorded, so a reused PID is never killed)
 #  4. host: unmounts everything under $REAL_NODE_ROOT, drops KUBE-* (and new CNI-*) iptables chains, new empty
-#     nftables tables, the pod bridge, empty kubepods cgroups, host paths that did not exist before, and restores
-#     the sysctls saved at start.
+#     nftables tables, the pod bridge, empty kubepods cgroups, our hostPath PV dirs, host paths that did not exist
+#     before, and restores the sysctls saved at start.
 # Keeps $RUN/logs and the containerd image store (next start is faster).
 R=${REAL_NODE_ROOT:-$HOME/.cache/tbmq-real-node}
 RUN=${RUN:-$R/run}
@@ -21,26 +21,45 @@ ours() { # name pid
   local exe; exe=$(readlink "/proc/$2/exe" 2>/dev/null) || return 1
   [ "${exe% (deleted)}" = "$(cat "$RUN/$1.exe" 2>/dev/null)" ]
 }
-stop_pid() { # name [seconds before SIGKILL]
-  local n=$1 f=$RUN/$1.pid wait=${2:-10} pid
-  [ -f "$f" ] || return 0
-  pid=$(cat "$f")
-  if [ -n "$pid" ] && ours "$n" "$pid"; then
-    kill "$pid" 2>/dev/null
-    for _ in $(seq 1 $((wait * 20))); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
-    if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid" 2>/dev/null; log "killed $n ($pid) with SIGKILL"; else log "stopped $n ($pid)"; fi
-    while kill -0 "$pid" 2>/dev/null && ours "$n" "$pid"; do sleep 0.05; done
-  fi
-  rm -f "$f"
+stop_pids() { # name...: SIGTERM to each recorded PID that is still ours, wait up to $WAIT s, then SIGKILL
+  local n pid names=() pids=() i
+  for n in "$@"; do
+    [ -f "$RUN/$n.pid" ] || continue
+    pid=$(cat "$RUN/$n.pid")
+    if [ -n "$pid" ] && ours "$n" "$pid"; then kill "$pid" 2>/dev/null; names+=("$n"); pids+=("$pid"); fi
+  done
+  for _ in $(seq 1 $((${WAIT:-10} * 20))); do
+    local up=0
+    for i in "${!pids[@]}"; do kill -0 "${pids[$i]}" 2>/dev/null && { up=1; break; }; done
+    [ "$up" = 1 ] || break
+    sleep 0.05
+  done
+  for i in "${!pids[@]}"; do
+    n=${names[$i]}; pid=${pids[$i]}
+    if kill -0 "$pid" 2>/dev/null && ours "$n" "$pid"; then
+      kill -9 "$pid" 2>/dev/null; log "killed $n ($pid) with SIGKILL"
+      while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+    else
+      log "stopped $n ($pid)"
+    fi
+  done
+  for n in "$@"; do rm -f "$RUN/$n.pid"; done
 }
 running() { [ -f "$RUN/$1.pid" ] && ours "$1" "$(cat "$RUN/$1.pid")"; }
 
 # ------------------------------------------------------------------ node
-stop_pid kube-proxy
+# hostPath PVs (kube-controller-manager's provisioner writes /tmp/hostpath_pv/<uuid>, a path the kwok plane's
+# tests use too): remember ours while the API server still answers, removed below
+KUBECTL=${K8S_CP_ROOT:-$HOME/.cache/tbmq-k8s}/bin/kubectl
+if running kube-apiserver && [ -x "$KUBECTL" ]; then
+  timeout 20 "$KUBECTL" --kubeconfig "$RUN/admin.kubeconfig" get pv \
+    -o jsonpath='{range .items[*]}{.spec.hostPath.path}{"\n"}{end}' 2>/dev/null | grep '^/tmp/hostpath_pv/' >>"$RUN/hostpath-pvs.txt"
+fi
+stop_pids kube-proxy
 if [ -f "$RUN/kube-proxy-config.yaml" ] && [ -x "$R/bin/kube-proxy" ]; then
   "$R/bin/kube-proxy" --cleanup >"$RUN/logs/kube-proxy-cleanup.log" 2>&1 && log "kube-proxy --cleanup done"
 fi
-stop_pid kubelet
+stop_pids kubelet
 SOCK=$R/containerd/containerd.sock
 if running containerd; then
   timeout 120 "$R/bin/cricleanup" -endpoint "unix://$SOCK" rmp >"$RUN/logs/cricleanup.log" 2>&1
@@ -62,8 +81,9 @@ if [ -d "$TASKS" ]; then
     done
   done
 fi
-stop_pid containerd 15
-for n in kube-scheduler kube-controller-manager kube-apiserver etcd; do stop_pid "$n"; done
+WAIT=15 stop_pids containerd
+stop_pids kube-scheduler kube-controller-manager kube-apiserver   # etcd last: the others shut down against it
+stop_pids etcd
 
 # ------------------------------------------------------------------ host clean-up
 # mounts a killed kubelet/containerd leave: pod volumes (tmpfs), overlay rootfs, netns and shm under $R
@@ -101,9 +121,16 @@ if command -v nft >/dev/null; then
 fi
 ip link show "$BRIDGE" >/dev/null 2>&1 && ip link del "$BRIDGE" && log "deleted bridge $BRIDGE"
 for h in /sys/fs/cgroup/*/; do [ -d "$h/kubepods" ] && find "$h/kubepods" -depth -type d -exec rmdir {} \; 2>/dev/null; done
-for p in /var/log/containers /var/lib/cni /tmp/hostpath_pv /var/lib/kubelet /run/containerd; do
+if [ -s "$RUN/hostpath-pvs.txt" ]; then
+  while read -r d; do [[ "$d" == /tmp/hostpath_pv/?* && "$d" != *..* ]] && rm -rf "$d"; done < "$RUN/hostpath-pvs.txt"
+fi
+rm -f "$RUN/hostpath-pvs.txt"
+for p in /var/log/containers /var/lib/cni /var/lib/kubelet /run/containerd /run/mount; do
   [ -e "$p" ] && ! grep -qxF "$p" "$RUN/paths-before.txt" 2>/dev/null && [ -f "$RUN/paths-before.txt" ] && rm -rf "$p"
 done
+if [ -d /tmp/hostpath_pv ] && [ -f "$RUN/paths-before.txt" ] && ! grep -qxF /tmp/hostpath_pv "$RUN/paths-before.txt"; then
+  rmdir /tmp/hostpath_pv 2>/dev/null   # only when empty: the kwok plane may be using it
+fi
 if [ -f "$RUN/sysctl-before.txt" ]; then
   while IFS='=' read -r k v; do
     [ "$(sysctl -n "$k" 2>/dev/null)" = "$v" ] || { sysctl -qw "$k=$v" 2>/dev/null && log "restored $k=$v"; }

@@ -170,7 +170,7 @@ class ImagesE2E {
         awaitPort(port, work.resolve("registry.log"));
 
         String registry = "127.0.0.1:" + port;
-        Map<String, String> images = Map.of("tbmq-broker", "tbmq/broker", "tbmq-operator", "tbmq/tbmq-operator",
+        Map<String, String> images = Map.of("tbmq-broker", "tbmq/tbmq-broker", "tbmq-operator", "tbmq/tbmq-operator",
                 "tbmq-operator-bundle", "tbmq/tbmq-operator-bundle");
         for (Map.Entry<String, String> image : images.entrySet()) {
             String archive = "target/images/" + image.getKey() + "-" + VERSION + ".oci.tar";

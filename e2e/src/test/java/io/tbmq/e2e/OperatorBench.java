@@ -75,7 +75,7 @@ class OperatorBench {
                 sample.getMetadata().setNamespace(NS);
                 client.resource(sample).create();
             }
-            try (StrimziStandIn strimzi = new StrimziStandIn(client, NS)) {
+            try (io.tbmq.standin.StrimziStandIn strimzi = new io.tbmq.standin.StrimziStandIn(client, NS)) {
                 long heapBefore = usedHeapAfterGc();
                 long t0 = System.nanoTime();
                 InProcessOperator operator = new InProcessOperator(client, NS, endpoints);

@@ -61,7 +61,7 @@ class OperatorE2E {
     static Path repo;
     static ControlPlane plane;
     static KubernetesClient client;
-    static StrimziStandIn strimzi;
+    static io.tbmq.standin.StrimziStandIn strimzi;
     static InProcessOperator operator;
     static final List<RedisNode> redis = new ArrayList<>();
     static RedisEndpoints endpoints;
@@ -94,7 +94,7 @@ class OperatorE2E {
         }
         // The seam: Redis pod N of the TbmqCluster is the local redis-server N.
         endpoints = (pod, ordinal) -> new io.tbmq.operator.redis.RedisNode(ordinal, "127.0.0.1", redis.get(ordinal).port());
-        strimzi = new StrimziStandIn(client, NS);
+        strimzi = new io.tbmq.standin.StrimziStandIn(client, NS);
         // The operator acts as its ServiceAccount: every call it makes must be allowed by the generated RBAC.
         operatorClient = plane.clientAs("tbmq-system", "tbmq-operator");
         operator = operator();
@@ -102,7 +102,7 @@ class OperatorE2E {
 
     private static InProcessOperator operator() {
         return new InProcessOperator(operatorClient, java.util.Set.of(NS, UNWATCHED), endpoints,
-                new io.tbmq.operator.reconciler.TbmqClusterReconciler.Settings(true, STRIMZI_STATUS_TIMEOUT));
+                io.tbmq.operator.reconciler.TbmqClusterReconciler.Settings.defaults(true).withStrimziStatusTimeout(STRIMZI_STATUS_TIMEOUT));
     }
 
     @AfterAll
@@ -169,7 +169,7 @@ class OperatorE2E {
         assertThat(client.resources(KafkaNodePool.class).inNamespace(NS).withName(NAME + "-kafka-controllers").get().getSpec()
                 .getRoles()).containsExactly(io.strimzi.api.kafka.model.nodepool.ProcessRoles.CONTROLLER);
         assertThat(client.resources(KafkaTopic.class).inNamespace(NS).list().getItems())
-                .allSatisfy(t -> assertThat(t.getMetadata().getFinalizers()).contains(StrimziStandIn.TOPIC_FINALIZER));
+                .allSatisfy(t -> assertThat(t.getMetadata().getFinalizers()).contains(io.tbmq.standin.StrimziStandIn.TOPIC_FINALIZER));
         assertThat(client.resources(KafkaTopic.class).inNamespace(NS).list().getItems()).hasSize(5);
         assertThat(sts(NAME + "-redis").getSpec().getReplicas()).isEqualTo(3);
         assertThat(sts(NAME + "-broker").getStatus().getReadyReplicas()).isEqualTo(1);

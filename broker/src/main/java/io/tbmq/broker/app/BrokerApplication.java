@@ -80,6 +80,7 @@ public class BrokerApplication {
     private volatile java.util.concurrent.ScheduledFuture<?> heartbeat;
     private KafkaTopics topics;
     private java.util.concurrent.ScheduledExecutorService liveSettings;
+    private java.util.concurrent.ScheduledExecutorService janitor;
 
     void onStart(@Observes StartupEvent event) {
         if (config.persistence().deviceMessagesLimit() > 0xFFFF) {
@@ -122,6 +123,8 @@ public class BrokerApplication {
         DownlinkHandler downlinks = new DownlinkHandler(core.sessions(), directory, destinations, metrics);
         NodeLiveness liveness = new NodeLiveness(node, config.cluster().nodeTimeout());
         OrphanAdoption orphans = new OrphanAdoption(node, liveness, directory, core.sessions(), lost);
+        io.micrometer.core.instrument.Gauge.builder("tbmq.build.info", () -> 1).description("the version this broker was built as")
+                .tag("version", version()).register(registry);
         metrics.gauge("tbmq.cluster.remote.sessions", "sessions other nodes hold", directory::size);
         metrics.gauge("tbmq.cluster.nodes.alive", "broker nodes with a recent heartbeat", () -> liveness.aliveNodes().size());
         server = new MqttServer(config.listeners(), core.services());
@@ -174,10 +177,14 @@ public class BrokerApplication {
                 kafka.consume("downlink-persisted", clients, topics.downlinkGroup(node) + "-persisted",
                         topics.downlinkPersisted(node), config.cluster().downlinkConsumers(), downlinks, Duration.ofSeconds(30));
                 config.liveSettingsFile().ifPresent(file -> watchLiveSettings(file, topics, appTopics));
+                janitor = daemon("tbmq-janitor");
+                long sweep = Math.max(1, Math.min(30, config.cluster().downlinkRetention().toSeconds() / 2));
+                janitor.scheduleWithFixedDelay(new io.tbmq.broker.kafka.DownlinkJanitor(kafka.admin(), topics, liveness,
+                        config.cluster().downlinkRetention()), sweep, sweep, TimeUnit.SECONDS);
                 startupStep = "binding listeners";
                 server.start();
                 started = true;
-                LOG.infof("node %s started; Kafka %s, Redis %s %s; %d other nodes alive", node, config.kafka().bootstrapServers(),
+                LOG.infof("node %s (TBMQ %s) started; Kafka %s, Redis %s %s; %d other nodes alive", node, version(), config.kafka().bootstrapServers(),
                         config.redis().mode(), config.redis().nodes(), liveness.aliveNodes().size() - 1);
             } catch (RuntimeException e) {
                 LOG.errorf(e, "node %s failed to start while %s", node, startupStep);
@@ -201,12 +208,16 @@ public class BrokerApplication {
                 })
                 .baseline();
         long every = config.liveSettingsInterval().toMillis();
-        liveSettings = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "tbmq-live-settings");
+        liveSettings = daemon("tbmq-live-settings");
+        liveSettings.scheduleWithFixedDelay(live::refresh, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    private static java.util.concurrent.ScheduledExecutorService daemon(String name) {
+        return java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, name);
             t.setDaemon(true);
             return t;
         });
-        liveSettings.scheduleWithFixedDelay(live::refresh, every, every, TimeUnit.MILLISECONDS);
     }
 
     /** The routing consumer's batch: every message matched; done when every persistent copy is in Kafka. */
@@ -258,6 +269,9 @@ public class BrokerApplication {
         if (liveSettings != null) {
             liveSettings.shutdownNow();
         }
+        if (janitor != null) {
+            janitor.shutdownNow();
+        }
         tails.forEach(CompactedTail::close);
         if (kafka != null) {
             kafka.close();
@@ -275,6 +289,14 @@ public class BrokerApplication {
             redis.close();
         }
         LOG.infof("node %s stopped", config.nodeId());
+    }
+
+    /** The version the image was tagged with (TBMQ_VERSION, set by scripts/images.sh), else the build's. */
+    static String version() {
+        String tagged = System.getenv("TBMQ_VERSION");
+        return tagged != null && !tagged.isBlank() ? tagged
+                : org.eclipse.microprofile.config.ConfigProvider.getConfig().getOptionalValue("quarkus.application.version", String.class)
+                        .orElse("unknown");
     }
 
     /** Ready for traffic: started, listeners bound, Kafka and Redis reachable, not draining. */

@@ -31,6 +31,12 @@ public final class BrokerMain {
             System.out.println(PasswordHasher.hash(password, iterations));
             System.exit(0);
         }
+        // Redis and Kafka pods come back with new addresses under the same names: look names up again
+        // after seconds, not the JVM's default 30 s (which held delivery up that long after a Redis pod restart).
+        if (java.security.Security.getProperty("networkaddress.cache.ttl") == null) {
+            java.security.Security.setProperty("networkaddress.cache.ttl", "5");
+        }
+        java.security.Security.setProperty("networkaddress.cache.negative.ttl", "1");
         Quarkus.run(args);
     }
 

@@ -19,6 +19,7 @@ public final class NodeLiveness implements CompactedTail.Handler {
     private final long startedAt = System.nanoTime();
     private final ConcurrentHashMap<String, Long> lastHeard = new ConcurrentHashMap<>();
     private final Set<String> left = ConcurrentHashMap.newKeySet();
+    private final ConcurrentHashMap<String, Long> leftAt = new ConcurrentHashMap<>();
     private volatile boolean caughtUp;
 
     public NodeLiveness(String self, java.time.Duration timeout) {
@@ -31,9 +32,11 @@ public final class NodeLiveness implements CompactedTail.Handler {
         String node = new String(key, StandardCharsets.UTF_8);
         if (value == null) {
             left.add(node);
+            leftAt.put(node, System.nanoTime());
             lastHeard.remove(node);
         } else {
             left.remove(node);
+            leftAt.remove(node);
             lastHeard.put(node, System.nanoTime());
         }
     }
@@ -57,6 +60,19 @@ public final class NodeLiveness implements CompactedTail.Handler {
         Long heard = lastHeard.get(node);
         long since = heard != null ? heard : startedAt;
         return System.nanoTime() - since < timeoutNanos;
+    }
+
+    /**
+     * How long {@code node} has been gone (since it left, or since its last heartbeat; a node never
+     * heard of, since this node started), or 0 while it is alive.
+     */
+    public long goneForNanos(String node) {
+        if (alive(node)) {
+            return 0;
+        }
+        long now = System.nanoTime();
+        Long since = left.contains(node) ? leftAt.get(node) : lastHeard.get(node);
+        return now - (since != null ? since : startedAt);
     }
 
     /** Live nodes that have sent a heartbeat, and this one. */

@@ -29,4 +29,12 @@ public interface ClusterConfig {
     /** Consumer threads for this node's downlink topics. */
     @WithDefault("1")
     int downlinkConsumers();
+
+    /**
+     * A node gone this long (it left, or stopped sending heartbeats) is not coming back, as after a
+     * scale-down: the caretaker deletes its downlink topics and their consumer groups. Its sessions
+     * were adopted long before (node-timeout), and a node that does return creates them again.
+     */
+    @WithDefault("10m")
+    Duration downlinkRetention();
 }

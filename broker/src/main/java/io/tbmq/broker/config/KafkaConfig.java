@@ -70,6 +70,14 @@ public interface KafkaConfig {
     @WithDefault("30s")
     Duration metadataMaxAge();
 
+    /**
+     * The same for the broker's consumers, shorter: partitions added by a scale edit are assigned to
+     * a consumer within seconds, before most producers (metadata-max-age) send to them, so hardly a
+     * message waits in a partition nobody reads yet.
+     */
+    @WithDefault("3s")
+    Duration consumerMetadataMaxAge();
+
     /** acks for produced messages; "all" so a PUBACK means the message is on every in-sync replica. */
     @WithDefault("all")
     String producerAcks();

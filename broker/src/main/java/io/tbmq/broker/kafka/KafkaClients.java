@@ -79,6 +79,7 @@ public final class KafkaClients {
     /** A consumer of the broker's own topics: fetches batched by consumer-fetch-min-bytes and -max-wait. */
     public Properties consumer(String groupId, String clientIdSuffix) {
         Properties p = common(clientIdSuffix);
+        p.put(CommonClientConfigs.METADATA_MAX_AGE_CONFIG, Long.toString(config.consumerMetadataMaxAge().toMillis()));
         p.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());

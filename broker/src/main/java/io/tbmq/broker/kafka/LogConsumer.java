@@ -129,7 +129,8 @@ public final class LogConsumer implements Runnable {
                         c.seek(tp, records.records(tp).get(0).offset());
                     }
                     sleep(backoff);
-                    backoff = Math.min(backoff * 2, 5_000);
+                    // Short: a Redis master restarting or a slot moving is over in seconds.
+                    backoff = Math.min(backoff * 2, 1_000);
                 }
             }
         } catch (WakeupException e) {

@@ -204,6 +204,8 @@ final class ConnectHandler {
     }
 
     /** A DEVICE session resumes from Redis: PUBREL for released messages, then every stored message in order. */
+    private static final io.tbmq.broker.util.RateLimitedLog NOT_LOADED = new io.tbmq.broker.util.RateLimitedLog(LOG, 2);
+
     private static boolean restoreFromStore(Connection c, Session session) {
         DeviceMessageStore store = c.broker().stores().devices();
         if (!session.beginLoading(c)) {
@@ -212,9 +214,13 @@ final class ConnectHandler {
         }
         store.load(session.clientId()).whenComplete((loaded, error) -> c.channel().eventLoop().execute(() -> {
             if (error != null) {
-                LOG.warnf("stored messages of %s not loaded: %s", LogText.of(session.clientId()), error.getMessage());
+                NOT_LOADED.info("stored messages of %s not loaded (%s); catching up from Redis once it answers",
+                        LogText.of(session.clientId()), error.getMessage());
                 session.abandonLoading(c);
-                session.resume(c);
+                if (session.resume(c)) {
+                    // Retried every second while the client stays (StoreHooks): its backlog is not left behind.
+                    session.recheckStore(c);
+                }
                 return;
             }
             LoadedMessages stored = LoadedMessages.of(session.clientId(), loaded, session.dupThreshold(loaded.deliveredScore()));

@@ -34,7 +34,7 @@ import io.tbmq.localstack.BrokerNode;
 class BrokerClusterIT {
     private static final Map<String, String> CLUSTER = Map.of("tbmq.cluster.node-timeout", "4s",
             "tbmq.cluster.heartbeat-interval", "1s", "tbmq.kafka.msg-all-partitions", "6",
-            "tbmq.persistence.persisted-partitions", "6");
+            "tbmq.persistence.persisted-partitions", "6", "tbmq.cluster.downlink-retention", "6s");
     private static ItStack it;
     private static BrokerNode a;
     private static BrokerNode b;
@@ -223,6 +223,20 @@ class BrokerClusterIT {
         }
         moved.disconnect();
         pub.disconnect();
+    }
+
+    @Test
+    @Order(7)
+    void theDownlinkTopicsOfANodeGoneForGoodAreDeleted() throws Exception {
+        // node-d drained and left in the previous test (a scale-down); node-c was killed before that.
+        java.util.Properties props = new java.util.Properties();
+        props.put("bootstrap.servers", it.stack().kafka().bootstrapServers());
+        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(props)) {
+            Awaitility.await().atMost(90, TimeUnit.SECONDS).pollInterval(1, TimeUnit.SECONDS).until(() -> admin.listTopics().names()
+                    .get().stream().noneMatch(t -> t.endsWith(".node-d")));
+            assertThat(admin.listTopics().names().get()).as("the live nodes keep theirs")
+                    .contains("tbmq.msg.downlink.basic.node-it", "tbmq.msg.downlink.persisted.node-b");
+        }
     }
 
     private static Mqtt5ConnAck connectPersistent(Mqtt5BlockingClient client) {

@@ -28,6 +28,7 @@ class KafkaClientsTest {
                     case "consumerFetchMaxWait" -> java.time.Duration.ofMillis(10);
                     case "consumerCommitInterval" -> java.time.Duration.ofMillis(100);
                     case "metadataMaxAge" -> java.time.Duration.ofSeconds(30);
+                    case "consumerMetadataMaxAge" -> java.time.Duration.ofSeconds(3);
                     case "consumerSessionTimeout" -> java.time.Duration.ofSeconds(10);
                     case "properties" -> inline;
                     default -> throw new UnsupportedOperationException(method.getName());

@@ -9,10 +9,9 @@ import io.fabric8.kubernetes.api.model.ResourceRequirements;
 
 /** The broker pods. */
 public class BrokerSpec {
-    public static final String DEFAULT_IMAGE = "tbmq/broker:0.1.0";
-
-    @JsonPropertyDescription("Broker container image.")
-    private String image = DEFAULT_IMAGE;
+    @JsonPropertyDescription("Broker container image; unset, the operator's own default: the tbmq-broker image built "
+            + "with it (same registry and version).")
+    private String image;
 
     private String imagePullPolicy = "IfNotPresent";
 

@@ -12,7 +12,6 @@ import io.fabric8.kubernetes.api.model.ResourceRequirements;
 @ValidationRule(value = "!has(self.mode) || self.mode != 'EXTERNAL' || (has(self.nodes) && size(self.nodes) > 0)",
         message = "redis.nodes is required when redis.mode is EXTERNAL")
 public class RedisSpec {
-    public static final String DEFAULT_IMAGE = "redis:7.2";
 
     @JsonPropertyDescription("MANAGED: the operator runs a Redis Cluster. EXTERNAL: use nodes.")
     private Mode mode = Mode.MANAGED;
@@ -26,7 +25,9 @@ public class RedisSpec {
     @JsonPropertyDescription("Secret with the key 'password' for Redis AUTH.")
     private String passwordSecret;
 
-    private String image = DEFAULT_IMAGE;
+    @JsonPropertyDescription("Redis container image (run as user 999); unset, the operator's default (redis:7.2 unless the "
+            + "operator was installed with another).")
+    private String image;
 
     private StorageSpec storage = new StorageSpec("8Gi");
 

@@ -20,4 +20,15 @@ public interface OperatorConfig {
      */
     @WithDefault("3m")
     java.time.Duration strimziStatusTimeout();
+
+    /**
+     * The broker image of TbmqClusters that name none. The operator image carries the tbmq-broker
+     * image built with it (scripts/images.sh sets TBMQ_OPERATOR_BROKER_IMAGE to the same registry and version).
+     */
+    @WithDefault("docker.io/tbmq/tbmq-broker:0.1.0")
+    String brokerImage();
+
+    /** The Redis image of TbmqClusters that name none; it must run redis-server as uid 999. */
+    @WithDefault("redis:7.2")
+    String redisImage();
 }

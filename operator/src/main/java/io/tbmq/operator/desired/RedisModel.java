@@ -162,7 +162,7 @@ public final class RedisModel {
                             .addNewContainer()
                                 .withName("redis")
                                 .withSecurityContext(PodSecurity.container())
-                                .withImage(spec.getImage() == null ? RedisSpec.DEFAULT_IMAGE : spec.getImage())
+                                .withImage(spec.getImage())
                                 .withCommand("redis-server")
                                 .withArgs(args)
                                 .withEnv(env)

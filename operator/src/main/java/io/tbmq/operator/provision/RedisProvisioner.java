@@ -70,9 +70,10 @@ public final class RedisProvisioner {
 
         List<Pod> pods = readyPods(owner, names, replicas);
         if (pods.size() < replicas) {
-            String cause = PodDiagnosis.problem(applier.client().pods().inNamespace(names.namespace())
-                    .withLabels(Labels.selector(owner.getMetadata().getName(), RedisModel.COMPONENT)).list().getItems())
-                    .map(p -> ": " + p).orElse("");
+            List<Pod> all = applier.client().pods().inNamespace(names.namespace())
+                    .withLabels(Labels.selector(owner.getMetadata().getName(), RedisModel.COMPONENT)).list().getItems();
+            replaceBrokenOutdatedPods(owner, names, all);
+            String cause = PodDiagnosis.problem(all).map(p -> ": " + p).orElse("");
             return progressing(cause.isEmpty() ? "WaitingForPods" : "PodsNotReady", "Redis pods ready: " + pods.size() + "/" + replicas
                     + cause, Math.min(pods.size(), masters), masters);
         }
@@ -157,6 +158,28 @@ public final class RedisProvisioner {
             }
         }
         return null;
+    }
+
+    /**
+     * A pod that is not ready and was made from an older revision (an image that cannot be pulled,
+     * a setting that crashed it) serves nothing: it is replaced at once rather than one at a time,
+     * or a fixed spec could never reach it.
+     */
+    private void replaceBrokenOutdatedPods(TbmqCluster owner, Names names, List<Pod> pods) {
+        StatefulSet sts = applier.client().apps().statefulSets().inNamespace(names.namespace()).withName(names.redis()).get();
+        String revision = sts == null || sts.getStatus() == null ? null : sts.getStatus().getUpdateRevision();
+        if (revision == null) {
+            return;
+        }
+        for (Pod pod : pods) {
+            String podRevision = pod.getMetadata().getLabels() == null ? null : pod.getMetadata().getLabels().get(REVISION_LABEL);
+            if (!isReady(pod) && pod.getMetadata().getDeletionTimestamp() == null && podRevision != null
+                    && !podRevision.equals(revision)) {
+                applier.client().resource(pod).delete();
+                events.normal(owner, "RedisPodReplaced", pod.getMetadata().getName()
+                        + " was not ready and made from an older spec: replaced with the current one");
+            }
+        }
     }
 
     /**

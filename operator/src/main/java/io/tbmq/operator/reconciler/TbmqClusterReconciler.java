@@ -81,14 +81,22 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
     public static final String UNDER_PROVISIONED = "BrokersUnderProvisioned";
 
     /** The operator's settings the reconcile uses. */
-    public record Settings(boolean serverSideApply, Duration strimziStatusTimeout) {
+    public record Settings(boolean serverSideApply, Duration strimziStatusTimeout, String brokerImage, String redisImage) {
         public static Settings of(OperatorConfig config) {
-            return new Settings(config.serverSideApply(), config.strimziStatusTimeout());
+            return new Settings(config.serverSideApply(), config.strimziStatusTimeout(), config.brokerImage(), config.redisImage());
         }
 
         /** The defaults, with or without server-side apply. */
         public static Settings defaults(boolean serverSideApply) {
-            return new Settings(serverSideApply, Duration.ofMinutes(3));
+            return new Settings(serverSideApply, Duration.ofMinutes(3), "docker.io/tbmq/tbmq-broker:0.1.0", "redis:7.2");
+        }
+
+        public Settings withStrimziStatusTimeout(Duration timeout) {
+            return new Settings(serverSideApply, timeout, brokerImage, redisImage);
+        }
+
+        public Settings withImages(String broker, String redis) {
+            return new Settings(serverSideApply, strimziStatusTimeout, broker, redis);
         }
     }
 
@@ -160,6 +168,13 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
                     "waiting for a valid spec", generation, now);
             status.setObservedGeneration(generation);
             return UpdateControl.patchStatus(resource);
+        }
+        // Images left out of the spec are the operator's (in this in-memory copy only: the spec is never written).
+        if (resource.getSpec().getBroker().getImage() == null) {
+            resource.getSpec().getBroker().setImage(settings.brokerImage());
+        }
+        if (resource.getSpec().getRedis().getImage() == null) {
+            resource.getSpec().getRedis().setImage(settings.redisImage());
         }
         Plan plan = SizingModel.plan(resource.getSpec());
         // The status is written only when a reconcile completes, so a scale step interrupted by an

@@ -72,8 +72,8 @@ public final class SpecValidator {
         if (broker == null) {
             return;
         }
-        if (broker.getImage() == null || broker.getImage().isBlank()) {
-            errors.add(new FieldError("spec.broker.image", "must not be empty"));
+        if (broker.getImage() != null && broker.getImage().isBlank()) {
+            errors.add(new FieldError("spec.broker.image", "must not be empty (leave it out for the operator's default)"));
         }
         if (broker.getCredentialsSecret() == null && !broker.isAllowAnonymous()) {
             errors.add(new FieldError("spec.broker.credentialsSecret",
@@ -166,8 +166,8 @@ public final class SpecValidator {
                 }
             }
         } else {
-            if (isBlank(redis.getImage())) {
-                errors.add(new FieldError("spec.redis.image", "must not be empty"));
+            if (redis.getImage() != null && redis.getImage().isBlank()) {
+                errors.add(new FieldError("spec.redis.image", "must not be empty (leave it out for the operator's default)"));
             }
             storage("spec.redis.storage", redis.getStorage(), errors);
             resources("spec.redis.resources", redis.getResources(), errors);

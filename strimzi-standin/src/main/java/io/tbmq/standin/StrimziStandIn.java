@@ -1,4 +1,4 @@
-package io.tbmq.e2e;
+package io.tbmq.standin;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -37,11 +37,11 @@ import io.strimzi.api.kafka.model.topic.KafkaTopicStatusBuilder;
  * </ul>
  * Everything the operator writes is still validated by Strimzi's own CRD schemas (StrimziCrds).
  */
-final class StrimziStandIn implements AutoCloseable {
-    static final String TOPIC_FINALIZER = "strimzi.io/topic-operator";
+public final class StrimziStandIn implements AutoCloseable {
+    public static final String TOPIC_FINALIZER = "strimzi.io/topic-operator";
 
     /** What stands behind the Kafka resources: nothing (the control-plane tier), or real Kafka pods. */
-    interface Backend {
+    public interface Backend {
         Backend NONE = new Backend() {
         };
 
@@ -68,11 +68,12 @@ final class StrimziStandIn implements AutoCloseable {
     private final Set<String> namespaces;
     private final Backend backend;
 
-    StrimziStandIn(KubernetesClient client, String namespace) {
+    public StrimziStandIn(KubernetesClient client, String namespace) {
         this(client, Set.of(namespace), Backend.NONE);
     }
 
-    StrimziStandIn(KubernetesClient client, Set<String> namespaces, Backend backend) {
+    /** Watches {@code namespaces} (every namespace when empty), with {@code backend} behind the resources. */
+    public StrimziStandIn(KubernetesClient client, Set<String> namespaces, Backend backend) {
         this.client = client;
         this.namespaces = namespaces;
         this.backend = backend;
@@ -80,7 +81,21 @@ final class StrimziStandIn implements AutoCloseable {
     }
 
     private void round() {
-        for (String ns : namespaces) {
+        Set<String> watched = namespaces;
+        if (watched.isEmpty()) {
+            watched = new java.util.TreeSet<>();
+            try {
+                for (Kafka k : client.resources(Kafka.class).inAnyNamespace().list().getItems()) {
+                    watched.add(k.getMetadata().getNamespace());
+                }
+                for (KafkaTopic t : client.resources(KafkaTopic.class).inAnyNamespace().list().getItems()) {
+                    watched.add(t.getMetadata().getNamespace());
+                }
+            } catch (RuntimeException e) {
+                return; // the CRDs are not installed yet: next round
+            }
+        }
+        for (String ns : watched) {
             try {
                 reconcile(ns);
             } catch (KubernetesClientException e) {
