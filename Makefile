@@ -10,7 +10,7 @@ FUZZ_SECONDS ?= 300
 FUZZ_CI_SECONDS ?= 60
 RUN_ARGS ?=
 
-.PHONY: help deps build run test test-fast fuzz chaos bench bench-operator manifests bundle deploy undeploy images passwd clean cluster-up cluster-down
+.PHONY: help deps build run test test-real-cluster test-fast fuzz chaos bench bench-operator manifests bundle deploy undeploy images passwd clean cluster-up cluster-down
 
 # While `make cluster-up`'s local cluster is up, its settings (KUBECONFIG, REGISTRY, ...) are the defaults.
 -include .cluster/env
@@ -38,6 +38,9 @@ run: build ## start Kafka, Redis and the broker on 1883 and print how to connect
 test: deps ## everything CI runs: unit (*Test), integration (*IT) and end-to-end (*E2E) tests, then a short fuzzing pass
 	@$(ENV) $(MVN) install
 	@$(ENV) scripts/fuzz.sh $(FUZZ_CI_SECONDS)
+
+test-real-cluster: build ## RealClusterFaultsE2E alone: scale edits and pod deletions under traffic on the local real cluster (not yet in make test)
+	@$(ENV) $(MVN) -pl e2e verify -Dit.test=RealClusterFaultsE2E -De2e.excludes=none -Dsurefire.failIfNoSpecifiedTests=false
 
 test-fast: ## unit tests only (*Test), no servers
 	@$(ENV) $(MVN) -DskipITs install

@@ -83,7 +83,7 @@ class ClusterRebalanceIT {
             admin.createPartitions(Map.of("tbmq.msg.all", NewPartitions.increaseTo(9), "tbmq.msg.persisted",
                     NewPartitions.increaseTo(9))).all().get();
         }
-        ContinuousPair.awaitSeconds(8);
+        ContinuousPair.awaitSeconds(12);
         // A topic's messages may move to a new partition: order across that move is not promised.
         assertNothingReplayed("6 -> 9 partitions of tbmq.msg.all and tbmq.msg.persisted", false);
     }
@@ -126,6 +126,7 @@ class ClusterRebalanceIT {
             System.out.printf("%s, %s: acked %d, lost %d, duplicates %d (without DUP %d), reordered %d, longest pause %d ms%n",
                     scenario, pair.name(), r.acked(), r.lost(), r.duplicates(), r.duplicatesWithoutDup(), r.reordered(),
                     r.longestPauseMillis());
+            // 20 msg/s for 15 s or more: well above this even on a machine busy with other work.
             assertThat(r.acked()).as("%s kept publishing", pair.name()).isGreaterThan(100);
             if (pair.qos() == 0) {
                 assertThat(r.duplicates()).as("%s: a QoS 0 message delivered twice", pair.name()).isZero();

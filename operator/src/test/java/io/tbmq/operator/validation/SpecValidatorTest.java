@@ -26,6 +26,22 @@ class SpecValidatorTest {
     }
 
     @Test
+    void aNameTooLongForTheNamesDerivedFromItIsRefusedNamingTheLimit() {
+        TbmqClusterSpec spec = valid();
+        String fits = "a".repeat(40);
+        assertThat(SpecValidator.validateName(fits, spec)).isEmpty();
+        // Strimzi names the controller pods <name>-kafka-controllers-<id>: Kubernetes allows 63 characters.
+        assertThat(SpecValidator.validateName(fits + "b", spec)).singleElement().satisfies(e -> {
+            assertThat(e.field()).isEqualTo("metadata.name");
+            assertThat(e.message()).contains("41 characters", "at most 40", "-kafka-controllers-");
+        });
+        spec.getKafka().setMode(Mode.EXTERNAL);
+        spec.getKafka().setBootstrapServers("kafka:9092");
+        assertThat(SpecValidator.validateName(fits + "bbbbb", spec)).as("no Strimzi pods to name").isEmpty();
+        assertThat(SpecValidator.validateName("a".repeat(46), spec)).extracting(FieldError::field).containsExactly("metadata.name");
+    }
+
+    @Test
     void aMinimalSpecIsValid() {
         assertThat(SpecValidator.validate(valid())).isEmpty();
     }
