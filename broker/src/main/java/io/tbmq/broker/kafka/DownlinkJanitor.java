@@ -3,19 +3,26 @@ package io.tbmq.broker.kafka;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.jboss.logging.Logger;
 
 import io.tbmq.broker.cluster.NodeLiveness;
 
 /**
  * Deletes the downlink topics (and consumer groups) of nodes gone for good, as after a scale-down:
- * only the caretaker acts, only on nodes gone longer than the retention, and only while its own
- * view of the cluster is current. A node that returns creates its topics again at start.
+ * only the caretaker acts, only on nodes gone longer than the retention, only while its own view
+ * of the cluster is current, and only when the node's downlink consumer groups have no members: a
+ * node whose heartbeats stalled (a long pause, a slow producer) but whose consumers still hold
+ * their partitions is alive, and deleting its topics would lose what is routed to it. A node that
+ * returns creates its topics again at start.
  */
 public final class DownlinkJanitor implements Runnable {
     private static final Logger LOG = Logger.getLogger(DownlinkJanitor.class);
@@ -49,6 +56,7 @@ public final class DownlinkJanitor implements Runnable {
                     gone.add(node);
                 }
             }
+            gone.removeIf(this::stillConsuming);
             if (gone.isEmpty()) {
                 return;
             }
@@ -72,5 +80,26 @@ public final class DownlinkJanitor implements Runnable {
         } catch (Exception e) {
             LOG.debugf("downlink clean-up skipped: %s", e.toString());
         }
+    }
+
+    /** True when a downlink consumer group of {@code node} still has members (or cannot be described). */
+    private boolean stillConsuming(String node) {
+        List<String> groups = List.of(topics.downlinkGroup(node) + "-basic", topics.downlinkGroup(node) + "-persisted");
+        Map<String, KafkaFuture<ConsumerGroupDescription>> described = admin.describeConsumerGroups(groups).describedGroups();
+        for (Map.Entry<String, KafkaFuture<ConsumerGroupDescription>> group : described.entrySet()) {
+            try {
+                if (!group.getValue().get(10, TimeUnit.SECONDS).members().isEmpty()) {
+                    LOG.warnf("node %s sent no heartbeat for %d s but its downlink consumers are still members of %s; keeping its topics",
+                            node, TimeUnit.NANOSECONDS.toSeconds(liveness.goneForNanos(node)), group.getKey());
+                    return true;
+                }
+            } catch (Exception e) {
+                if (!(e.getCause() instanceof GroupIdNotFoundException)) {
+                    LOG.debugf("could not describe %s (%s); keeping the topics of %s for now", group.getKey(), e.toString(), node);
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 }
