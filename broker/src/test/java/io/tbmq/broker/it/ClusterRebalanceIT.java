@@ -126,8 +126,7 @@ class ClusterRebalanceIT {
             System.out.printf("%s, %s: acked %d, lost %d, duplicates %d (without DUP %d), reordered %d, longest pause %d ms%n",
                     scenario, pair.name(), r.acked(), r.lost(), r.duplicates(), r.duplicatesWithoutDup(), r.reordered(),
                     r.longestPauseMillis());
-            // 20 msg/s for 15 s or more: well above this even on a machine busy with other work.
-            assertThat(r.acked()).as("%s kept publishing", pair.name()).isGreaterThan(100);
+            assertThat(r.acked()).as("%s kept publishing", pair.name()).isGreaterThanOrEqualTo(ContinuousPair.MIN_ACKED);
             if (pair.qos() == 0) {
                 assertThat(r.duplicates()).as("%s: a QoS 0 message delivered twice", pair.name()).isZero();
             } else {

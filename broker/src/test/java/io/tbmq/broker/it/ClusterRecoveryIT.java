@@ -50,7 +50,7 @@ class ClusterRecoveryIT {
         System.out.printf("Redis Cluster master restart: acked %d, lost %d, duplicates %d (without DUP %d), reordered %d, "
                 + "longest pause %d ms%n", r.acked(), r.lost(), r.duplicates(), r.duplicatesWithoutDup(), r.reordered(),
                 r.longestPauseMillis());
-        assertThat(r.acked()).as("the pair ran through the fault").isGreaterThan(100);
+        assertThat(r.acked()).as("the pair ran through the fault").isGreaterThanOrEqualTo(ContinuousPair.MIN_ACKED);
         assertThat(r.lost()).isZero();
         assertThat(r.duplicatesWithoutDup()).isZero();
         assertThat(r.reordered()).isZero();

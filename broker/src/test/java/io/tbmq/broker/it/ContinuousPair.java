@@ -234,8 +234,19 @@ final class ContinuousPair {
         dropSubscriber = true;
     }
 
-    /** Stops publishing, waits until every acknowledged message arrived (or the timeout), stops. */
+    /** The fewest acknowledged messages that show a pair ran through a fault, not around it. */
+    static final int MIN_ACKED = 101;
+
+    /**
+     * Stops publishing, waits until every acknowledged message arrived (or the timeout), stops.
+     * A pair below {@link #MIN_ACKED} publishes on for up to a minute first: on a machine busy with
+     * other work the fixed phases of a test may have been too short, not the broker too slow.
+     */
     Result finish(long timeoutMillis) throws InterruptedException {
+        long more = System.currentTimeMillis() + 60_000;
+        while (System.currentTimeMillis() < more && publisher.isAlive() && ackedCount() < MIN_ACKED) {
+            Thread.sleep(200);
+        }
         publisher.interrupt();
         running = false;
         publisher.join(10_000);
@@ -247,6 +258,12 @@ final class ContinuousPair {
         subscriber.join(15_000);
         System.out.printf("%s: longest pause %d ms from %s%n", name, longestPauseMillis, longestPauseFrom);
         return new Result(acked.cardinality(), lost(), duplicates, duplicatesWithoutDup, reordered(), longestPauseMillis);
+    }
+
+    private int ackedCount() {
+        synchronized (acked) {
+            return acked.cardinality();
+        }
     }
 
     private int lost() {
