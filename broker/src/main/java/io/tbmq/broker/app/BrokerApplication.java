@@ -81,6 +81,7 @@ public class BrokerApplication {
     private KafkaTopics topics;
     private java.util.concurrent.ScheduledExecutorService liveSettings;
     private java.util.concurrent.ScheduledExecutorService janitor;
+    private java.util.concurrent.ScheduledExecutorService reloads;
 
     void onStart(@Observes StartupEvent event) {
         if (config.persistence().deviceMessagesLimit() > 0xFFFF) {
@@ -183,6 +184,7 @@ public class BrokerApplication {
                         config.cluster().downlinkRetention()), sweep, sweep, TimeUnit.SECONDS);
                 startupStep = "binding listeners";
                 server.start();
+                watchCredentialsAndCertificates();
                 started = true;
                 LOG.infof("node %s (TBMQ %s) started; Kafka %s, Redis %s %s; %d other nodes alive", node, version(), config.kafka().bootstrapServers(),
                         config.redis().mode(), config.redis().nodes(), liveness.aliveNodes().size() - 1);
@@ -210,6 +212,16 @@ public class BrokerApplication {
         long every = config.liveSettingsInterval().toMillis();
         liveSettings = daemon("tbmq-live-settings");
         liveSettings.scheduleWithFixedDelay(live::refresh, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    /** Credentials and TLS files apply without a restart (Secrets edited, certificates renewed). */
+    private void watchCredentialsAndCertificates() {
+        long every = config.security().reloadInterval().toMillis();
+        reloads = daemon("tbmq-reloads");
+        core.credentialsReloader(server::recheckCredentials)
+                .ifPresent(reloader -> reloads.scheduleWithFixedDelay(reloader, every, every, TimeUnit.MILLISECONDS));
+        reloads.scheduleWithFixedDelay(() -> server.reloadTls(applied -> core.metrics().reloaded("tls", applied)), every, every,
+                TimeUnit.MILLISECONDS);
     }
 
     private static java.util.concurrent.ScheduledExecutorService daemon(String name) {
@@ -268,6 +280,9 @@ public class BrokerApplication {
         }
         if (liveSettings != null) {
             liveSettings.shutdownNow();
+        }
+        if (reloads != null) {
+            reloads.shutdownNow();
         }
         if (janitor != null) {
             janitor.shutdownNow();

@@ -55,6 +55,10 @@ public final class BrokerCore implements AutoCloseable {
     private final MessageLog log;
     private final Publisher publisher;
     private final WillService wills;
+    private final Authenticator authenticator;
+    /** Where the credentials came from and what they were at start; null for inline credentials. */
+    private final Path credentialsFile;
+    private final byte[] loadedCredentials;
 
     /** {@code logFactory} receives the routing entry point, so an in-process log can route what it appends. */
     public BrokerCore(MqttConfig mqtt, SecurityConfig security, BrokerMetrics metrics, SessionStores stores,
@@ -92,7 +96,9 @@ public final class BrokerCore implements AutoCloseable {
                     }
                 }, hooks);
         this.router = new Router(trie, sessions, metrics);
-        Authenticator authenticator = new Authenticator(credentials(security), security.allowAnonymous(),
+        this.credentialsFile = security.credentialsFile().map(Path::of).orElse(null);
+        this.loadedCredentials = credentialsFile == null ? null : read(credentialsFile);
+        this.authenticator = new Authenticator(credentials(security, loadedCredentials), security.allowAnonymous(),
                 security.passwordCacheSize(), authExecutor != null ? authExecutor : Runnable::run);
         this.services = new BrokerServices(mqtt, sessions, trie, retained, publisher, authenticator, wills, metrics, timers, stores);
         metrics.gauge("tbmq.sessions", "sessions on this node", sessions::size);
@@ -100,17 +106,34 @@ public final class BrokerCore implements AutoCloseable {
         metrics.gauge("tbmq.retained.messages", "retained messages", retained::size);
     }
 
-    private static CredentialStore credentials(SecurityConfig security) {
+    private static CredentialStore credentials(SecurityConfig security, byte[] file) {
         if (security.credentialsFile().isPresent() && security.credentials().isPresent()) {
             throw new IllegalArgumentException("set tbmq.security.credentials-file or tbmq.security.credentials, not both");
         }
-        CredentialStore store = security.credentialsFile().map(f -> CredentialStore.load(Path.of(f)))
-                .or(() -> security.credentials().map(CredentialStore::parse))
-                .orElseGet(CredentialStore::empty);
+        CredentialStore store = file != null ? CredentialStore.parse(new String(file, java.nio.charset.StandardCharsets.UTF_8))
+                : security.credentials().map(CredentialStore::parse).orElseGet(CredentialStore::empty);
         if (store.userCount() == 0 && !security.allowAnonymous()) {
             LOG.warn("no users configured and anonymous access is off: only X.509 clients listed in the credentials can connect");
         }
         return store;
+    }
+
+    private static byte[] read(Path file) {
+        try {
+            return java.nio.file.Files.readAllBytes(file);
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("credentials: cannot read " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Watches the credentials file, if the credentials come from one (inline credentials cannot
+     * change while the process runs); {@code recheck} runs after each change applied.
+     */
+    public java.util.Optional<io.tbmq.broker.auth.CredentialsReloader> credentialsReloader(Runnable recheck) {
+        return credentialsFile == null ? java.util.Optional.empty()
+                : java.util.Optional.of(new io.tbmq.broker.auth.CredentialsReloader(credentialsFile, loadedCredentials, authenticator,
+                        recheck, applied -> metrics.reloaded("credentials", applied)));
     }
 
     /** Joins a cluster: sessions held by other nodes become routable, and resumable here. */

@@ -21,7 +21,7 @@ public final class Authenticator {
     /** Never matches a real hash; checked against unknown users so they cost as much as known ones. */
     private static final String DUMMY_HASH = PasswordHasher.hash("dummy".toCharArray(), PasswordHasher.DEFAULT_ITERATIONS);
 
-    private final CredentialStore store;
+    private volatile CredentialStore store;
     private final boolean allowAnonymous;
     private final int cacheSize;
     private final Executor executor;
@@ -47,8 +47,7 @@ public final class Authenticator {
             String cn = commonName(cert);
             var entry = cn == null ? null : store.certificate(cn).orElse(null);
             if (entry != null) {
-                return CompletableFuture.completedFuture(new Outcome(Result.OK,
-                        new ClientIdentity(cn, typeOrDefault(entry.clientType()), Acl.forClient(entry, clientId, cn))));
+                return CompletableFuture.completedFuture(new Outcome(Result.OK, certificateIdentity(entry, clientId, cn)));
             }
         }
         if (username != null) {
@@ -58,12 +57,63 @@ public final class Authenticator {
             return CompletableFuture.supplyAsync(() -> checkPassword(clientId, username, password), executor);
         }
         if (allowAnonymous) {
-            var permissions = store.anonymous().orElse(null);
-            Acl acl = permissions == null ? Acl.ALLOW_ALL : Acl.forClient(permissions, clientId, null);
-            ClientType type = permissions == null ? ClientType.DEVICE : typeOrDefault(permissions.clientType());
-            return CompletableFuture.completedFuture(new Outcome(Result.OK, new ClientIdentity(null, type, acl)));
+            return CompletableFuture.completedFuture(new Outcome(Result.OK, anonymousIdentity(store, clientId)));
         }
         return CompletableFuture.completedFuture(Outcome.refused(Result.NOT_AUTHORIZED));
+    }
+
+    /**
+     * Credentials changed while the broker runs: from now on clients are checked against
+     * {@code next}, and remembered password checks are forgotten (a password may have changed).
+     */
+    public void replace(CredentialStore next) {
+        store = next;
+        verified.clear();
+    }
+
+    /**
+     * A connected client's identity under the current credentials: kept (with its permissions as
+     * they are now) while the entry it authenticated with is still there unchanged, else revoked.
+     */
+    public Recheck recheck(ClientIdentity identity, String clientId) {
+        CredentialStore now = store;
+        ClientIdentity next = switch (identity.source()) {
+            case CERTIFICATE -> now.certificate(identity.principal())
+                    .map(entry -> certificateIdentity(entry, clientId, identity.principal())).orElse(null);
+            case PASSWORD -> now.user(identity.principal())
+                    .filter(user -> user.password().equals(identity.passwordHash()))
+                    .map(user -> passwordIdentity(user, clientId)).orElse(null);
+            case ANONYMOUS -> allowAnonymous ? anonymousIdentity(now, clientId) : null;
+        };
+        if (next == null) {
+            return new Recheck.Revoke(switch (identity.source()) {
+                case CERTIFICATE -> "certificate '" + identity.principal() + "' no longer allowed";
+                case PASSWORD -> now.user(identity.principal()).isPresent() ? "password of '" + identity.principal() + "' changed"
+                        : "user '" + identity.principal() + "' removed";
+                case ANONYMOUS -> "anonymous access removed";
+            });
+        }
+        if (next.type() != identity.type()) {
+            return new Recheck.Revoke("client type changed to " + next.type());
+        }
+        return new Recheck.Keep(next);
+    }
+
+    private static ClientIdentity certificateIdentity(CredentialsFile.Certificate entry, String clientId, String cn) {
+        return new ClientIdentity(cn, typeOrDefault(entry.clientType()), Acl.forClient(entry, clientId, cn),
+                ClientIdentity.Source.CERTIFICATE, null);
+    }
+
+    private static ClientIdentity passwordIdentity(CredentialsFile.User user, String clientId) {
+        return new ClientIdentity(user.username(), typeOrDefault(user.clientType()), Acl.forClient(user, clientId, user.username()),
+                ClientIdentity.Source.PASSWORD, user.password());
+    }
+
+    private static ClientIdentity anonymousIdentity(CredentialStore store, String clientId) {
+        var permissions = store.anonymous().orElse(null);
+        Acl acl = permissions == null ? Acl.ALLOW_ALL : Acl.forClient(permissions, clientId, null);
+        ClientType type = permissions == null ? ClientType.DEVICE : typeOrDefault(permissions.clientType());
+        return new ClientIdentity(null, type, acl, ClientIdentity.Source.ANONYMOUS, null);
     }
 
     private Outcome checkPassword(String clientId, String username, byte[] password) {
@@ -73,7 +123,8 @@ public final class Authenticator {
             PasswordHasher.verify(chars, DUMMY_HASH);
             return Outcome.refused(Result.BAD_CREDENTIALS);
         }
-        byte[] digest = sha256(username, password);
+        // Bound to the stored hash: a check racing a replace() cannot let an old password in under a new hash.
+        byte[] digest = sha256(username, user.password(), password);
         byte[] known = verified.get(username);
         boolean ok = known != null && MessageDigest.isEqual(known, digest);
         if (!ok) {
@@ -88,18 +139,19 @@ public final class Authenticator {
         if (!ok) {
             return Outcome.refused(Result.BAD_CREDENTIALS);
         }
-        return new Outcome(Result.OK, new ClientIdentity(username, typeOrDefault(user.clientType()),
-                Acl.forClient(user, clientId, username)));
+        return new Outcome(Result.OK, passwordIdentity(user, clientId));
     }
 
     private static ClientType typeOrDefault(ClientType type) {
         return type == null ? ClientType.DEVICE : type;
     }
 
-    private static byte[] sha256(String username, byte[] password) {
+    private static byte[] sha256(String username, String storedHash, byte[] password) {
         try {
             MessageDigest md = MessageDigest.getInstance("SHA-256");
             md.update(username.getBytes(StandardCharsets.UTF_8));
+            md.update((byte) 0);
+            md.update(storedHash.getBytes(StandardCharsets.UTF_8));
             md.update((byte) 0);
             return md.digest(password);
         } catch (NoSuchAlgorithmException e) {

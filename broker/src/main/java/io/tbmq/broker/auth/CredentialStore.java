@@ -109,4 +109,8 @@ public final class CredentialStore {
     public int userCount() {
         return users.size();
     }
+
+    public int certificateCount() {
+        return certificates.size();
+    }
 }

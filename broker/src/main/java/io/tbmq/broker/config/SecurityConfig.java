@@ -21,6 +21,14 @@ public interface SecurityConfig {
     @WithDefault("10000")
     int passwordCacheSize();
 
+    /**
+     * How often the credentials file and the TLS listeners' PEM files are checked for changes. A
+     * change applies without a restart: new connections use it, connected clients whose entry was
+     * removed or changed are disconnected (v5 reason 0x87), and narrowed ACLs hold from the next packet.
+     */
+    @WithDefault("10s")
+    java.time.Duration reloadInterval();
+
     /** Threads that verify passwords off the I/O threads (0 verifies on the I/O thread: tests only). */
     @WithDefault("2")
     int authThreads();

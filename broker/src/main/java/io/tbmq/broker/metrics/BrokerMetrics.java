@@ -30,6 +30,7 @@ public final class BrokerMetrics {
     private final ConcurrentHashMap<String, AtomicInteger> connections = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Counter> drops = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Counter> violations = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Counter> reloads = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Counter> refusedConnects = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Counter> internalErrors = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Counter> shed = new ConcurrentHashMap<>();
@@ -115,6 +116,13 @@ public final class BrokerMetrics {
     public void dropped(String reason) {
         drops.computeIfAbsent(reason, r -> Counter.builder("tbmq.messages.dropped").tag("reason", r)
                 .description("messages a session could not keep").register(registry)).increment();
+    }
+
+    /** A watched file (credentials, TLS) changed: {@code applied} false when it was refused and the old one stays. */
+    public void reloaded(String what, boolean applied) {
+        reloads.computeIfAbsent(what + (applied ? "/applied" : "/refused"), k -> Counter.builder("tbmq.reloads")
+                .tag("what", what).tag("result", applied ? "applied" : "refused")
+                .description("changes of the credentials file or TLS files picked up without a restart").register(registry)).increment();
     }
 
     public void protocolViolation(int reasonCode) {

@@ -17,7 +17,9 @@ import io.netty.handler.codec.mqtt.MqttQoS;
 import io.netty.handler.codec.mqtt.MqttVersion;
 import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
+import io.tbmq.broker.auth.Acl;
 import io.tbmq.broker.auth.ClientIdentity;
+import io.tbmq.broker.auth.Recheck;
 import io.tbmq.broker.message.PublishMessage;
 import io.tbmq.broker.session.DeliverySink;
 import io.tbmq.broker.session.OutboundMessage;
@@ -290,6 +292,49 @@ public final class Connection implements DeliverySink {
         } else {
             channel.close();
         }
+    }
+
+    /**
+     * The credentials changed: checks this client again (on its event loop). A client whose entry
+     * is gone or changed, or that holds a subscription it may no longer make, gets DISCONNECT 0x87
+     * Not authorized (v5; v3 is closed); the others go on with their permissions as they are now,
+     * from their next packet.
+     */
+    public void recheckCredentials() {
+        if (state != State.CONNECTED || identity == null) {
+            return;
+        }
+        String refused = switch (broker.authenticator().recheck(identity, clientId)) {
+            case Recheck.Revoke revoke -> revoke.reason();
+            case Recheck.Keep keep -> {
+                String denied = deniedSubscription(keep.identity().acl());
+                if (denied == null) {
+                    identity = keep.identity();
+                    lastAllowedTopic = null;
+                    if (session != null) {
+                        session.deliveryAcl(keep.identity().acl());
+                    }
+                }
+                yield denied;
+            }
+        };
+        if (refused != null) {
+            LOG.infof("client %s disconnected after a credentials change: %s", LogText.of(clientId), refused);
+            disconnect(0x87, "not authorized: " + refused);
+        }
+    }
+
+    private String deniedSubscription(Acl acl) {
+        Session s = session;
+        if (s == null) {
+            return null;
+        }
+        for (Session.SubscriptionEntry entry : s.subscriptions().values()) {
+            if (!acl.canSubscribe(entry.filter())) {
+                return "no longer allowed to subscribe to " + entry.filter().key();
+            }
+        }
+        return null;
     }
 
     /** Graceful shutdown: DISCONNECT 0x8B (v5) so the client reconnects elsewhere; the Will is published as for any loss. */

@@ -1,5 +1,7 @@
 package io.tbmq.broker.transport;
 
+import java.util.function.Supplier;
+
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
@@ -23,14 +25,14 @@ import io.tbmq.broker.protocol.PacketDispatcher;
  */
 public final class MqttChannelInitializer extends ChannelInitializer<SocketChannel> {
     private final String listener;
-    private final SslContext ssl;
+    private final Supplier<SslContext> ssl;
     private final String webSocketPath;
     private final ConnectionLimiter limiter;
     private final PacketDispatcher dispatcher;
     private final MqttConfig mqtt;
     private final WebSocketFrames frames = new WebSocketFrames();
 
-    public MqttChannelInitializer(String listener, SslContext ssl, String webSocketPath, int maxConnections,
+    public MqttChannelInitializer(String listener, Supplier<SslContext> ssl, String webSocketPath, int maxConnections,
             int maxConnectionRate, BrokerServices broker) {
         this.listener = listener;
         this.ssl = ssl;
@@ -46,7 +48,7 @@ public final class MqttChannelInitializer extends ChannelInitializer<SocketChann
         ChannelPipeline p = ch.pipeline();
         p.addLast("limiter", limiter);
         if (ssl != null) {
-            p.addLast("tls", ssl.newHandler(ch.alloc()));
+            p.addLast("tls", ssl.get().newHandler(ch.alloc()));
         }
         if (webSocketPath != null) {
             p.addLast("http", new HttpServerCodec());

@@ -19,7 +19,6 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.tbmq.broker.config.ListenersConfig;
 import io.tbmq.broker.protocol.BrokerServices;
@@ -36,6 +35,7 @@ public final class MqttServer {
     private final BrokerServices broker;
     private final ChannelGroup connections = new DefaultChannelGroup("mqtt", GlobalEventExecutor.INSTANCE);
     private final List<Channel> listeners = new ArrayList<>();
+    private final List<ReloadableSslContext> tlsContexts = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final Map<String, Integer> ports = new LinkedHashMap<>();
     private Transport transport;
     private EventLoopGroup boss;
@@ -63,8 +63,11 @@ public final class MqttServer {
         if (!cfg.enabled()) {
             return;
         }
-        SslContext ssl = tls ? SslContexts.server(name, cfg) : null;
-        MqttChannelInitializer initializer = new MqttChannelInitializer(name, ssl, webSocket ? cfg.path() : null,
+        ReloadableSslContext ssl = tls ? new ReloadableSslContext(name, cfg) : null;
+        if (ssl != null) {
+            tlsContexts.add(ssl);
+        }
+        MqttChannelInitializer initializer = new MqttChannelInitializer(name, ssl == null ? null : ssl::get, webSocket ? cfg.path() : null,
                 cfg.maxConnections(), cfg.maxConnectionRate(), broker);
         Channel channel = new ServerBootstrap()
                 .group(boss, workers)
@@ -83,6 +86,23 @@ public final class MqttServer {
                 .bind(cfg.host(), cfg.port()).syncUninterruptibly().channel();
         listeners.add(channel);
         ports.put(name, ((InetSocketAddress) channel.localAddress()).getPort());
+    }
+
+    /** Rebuilds the TLS contexts whose files changed; {@code outcome} hears of each change, applied or refused. */
+    public void reloadTls(java.util.function.Consumer<Boolean> outcome) {
+        for (ReloadableSslContext ssl : tlsContexts) {
+            ssl.reloadIfChanged(outcome);
+        }
+    }
+
+    /** Every connected client is checked again against the current credentials, on its own event loop. */
+    public void recheckCredentials() {
+        for (Channel ch : connections) {
+            Connection c = Connection.of(ch);
+            if (c != null) {
+                ch.eventLoop().execute(c::recheckCredentials);
+            }
+        }
     }
 
     /** The port a listener is bound to (useful with port 0), or -1 if it is not enabled. */

@@ -66,7 +66,7 @@ class PemKeysTest {
                 .hasMessageContaining("encrypted key");
     }
 
-    private static X509Certificate handshake(SslContext serverContext) throws Exception {
+    static X509Certificate handshake(SslContext serverContext) throws Exception {
         SSLEngine server = serverContext.newEngine(ByteBufAllocator.DEFAULT);
         SSLContext trustAll = SSLContext.getInstance("TLS");
         trustAll.init(null, new TrustManager[] {new X509TrustManager() {
@@ -119,7 +119,7 @@ class PemKeysTest {
         in.compact();
     }
 
-    private static void openssl(Path dir, String... args) throws Exception {
+    static void openssl(Path dir, String... args) throws Exception {
         List<String> cmd = new java.util.ArrayList<>(List.of("openssl"));
         cmd.addAll(List.of(args));
         Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
@@ -127,7 +127,7 @@ class PemKeysTest {
         assertThat(p.waitFor()).as(String.join(" ", cmd) + "\n" + out).isZero();
     }
 
-    private static ListenersConfig.Listener listener(Path cert, Path key) {
+    static ListenersConfig.Listener listener(Path cert, Path key) {
         return (ListenersConfig.Listener) java.lang.reflect.Proxy.newProxyInstance(ListenersConfig.Listener.class.getClassLoader(),
                 new Class<?>[] {ListenersConfig.Listener.class}, (proxy, method, a) -> switch (method.getName()) {
                     case "cert" -> Optional.of(cert.toString());
