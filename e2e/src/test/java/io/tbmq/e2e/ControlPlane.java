@@ -67,10 +67,23 @@ final class ControlPlane implements AutoCloseable {
 
     /** A client acting as the given ServiceAccount (the admin may impersonate): proves what its RBAC allows. */
     KubernetesClient clientAs(String namespace, String serviceAccount) throws IOException {
+        return clientAs(namespace, serviceAccount, new java.util.concurrent.ConcurrentLinkedQueue<>());
+    }
+
+    /** As {@link #clientAs(String, String)}, recording "METHOD path?query" of every request into {@code requests}. */
+    KubernetesClient clientAs(String namespace, String serviceAccount, java.util.Queue<String> requests) throws IOException {
         Config config = Config.fromKubeconfig(Files.readString(run.resolve("admin.kubeconfig")));
         config.setImpersonateUsername("system:serviceaccount:" + namespace + ":" + serviceAccount);
         config.setImpersonateGroups("system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated");
-        return new KubernetesClientBuilder().withConfig(config).build();
+        return new KubernetesClientBuilder().withConfig(config).withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("requests",
+                new io.fabric8.kubernetes.client.http.Interceptor() {
+                    @Override
+                    public void before(io.fabric8.kubernetes.client.http.BasicBuilder builder,
+                            io.fabric8.kubernetes.client.http.HttpRequest request, RequestTags tags) {
+                        java.net.URI uri = request.uri();
+                        requests.add(request.method() + " " + uri.getPath() + (uri.getQuery() == null ? "" : "?" + uri.getQuery()));
+                    }
+                })).build();
     }
 
     /** Runs a make target of the repository against this control plane; returns its output. */

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
@@ -66,6 +67,8 @@ class OperatorE2E {
     static final List<RedisNode> redis = new ArrayList<>();
     static RedisEndpoints endpoints;
     static KubernetesClient operatorClient;
+    /** Every request the operator made to the API server, "METHOD path?query". */
+    static final java.util.Queue<String> operatorRequests = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     @BeforeAll
     static void start() throws Exception {
@@ -96,7 +99,7 @@ class OperatorE2E {
         endpoints = (pod, ordinal) -> new io.tbmq.operator.redis.RedisNode(ordinal, "127.0.0.1", redis.get(ordinal).port());
         strimzi = new io.tbmq.standin.StrimziStandIn(client, NS);
         // The operator acts as its ServiceAccount: every call it makes must be allowed by the generated RBAC.
-        operatorClient = plane.clientAs("tbmq-system", "tbmq-operator");
+        operatorClient = plane.clientAs("tbmq-system", "tbmq-operator", operatorRequests);
         operator = operator();
     }
 
@@ -227,6 +230,12 @@ class OperatorE2E {
         assertThat(repeated).allSatisfy((what, events) -> assertThat(events).as(what).isEqualTo(1L));
         // Partitions and batch size are live settings: the scale did not roll the brokers.
         assertThat(eventReasons()).contains("BrokerSettingsApplied");
+        // Dozens of reconciles, an operator restart: the StatefulSets and pods it watches were read from its informers.
+        assertThat(operatorRequests).as("the operator's requests").isNotEmpty();
+        assertThat(operatorRequests).filteredOn(r -> r.matches("GET /apis/apps/v1/namespaces/[^/]+/statefulsets/[^/?]+(\\?.*)?")
+                || r.matches("GET /api/v1/namespaces/[^/]+/pods/[^/?]+(\\?.*)?")
+                || r.matches("GET /api/v1/(namespaces/[^/]+/)?pods\\?.*") && !r.contains("managed-by"))
+                .as("live reads of watched objects instead of the informer caches").isEmpty();
     }
 
     @Test
@@ -269,6 +278,56 @@ class OperatorE2E {
 
     @Test
     @Order(5)
+    void aRedisResourcesEditReplacesOnePodAtATime() {
+        java.util.Set<String> down = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        java.util.concurrent.atomic.AtomicInteger mostDown = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.function.Consumer<Pod> seen = pod -> {
+            boolean ready = pod.getMetadata().getDeletionTimestamp() == null && pod.getStatus() != null
+                    && pod.getStatus().getConditions() != null && pod.getStatus().getConditions().stream()
+                            .anyMatch(x -> "Ready".equals(x.getType()) && "True".equals(x.getStatus()));
+            if (ready) {
+                down.remove(pod.getMetadata().getName());
+            } else {
+                down.add(pod.getMetadata().getName());
+            }
+            mostDown.accumulateAndGet(down.size(), Math::max);
+        };
+        try (io.fabric8.kubernetes.client.Watch watch = client.pods().inNamespace(NS)
+                .withLabel("app.kubernetes.io/instance", NAME).withLabel("app.kubernetes.io/component", "redis")
+                .watch(new io.fabric8.kubernetes.client.Watcher<Pod>() {
+                    @Override
+                    public void eventReceived(Action action, Pod pod) {
+                        if (action == Action.DELETED) {
+                            down.add(pod.getMetadata().getName());
+                            mostDown.accumulateAndGet(down.size(), Math::max);
+                        } else {
+                            seen.accept(pod);
+                        }
+                    }
+
+                    @Override
+                    public void onClose(io.fabric8.kubernetes.client.WatcherException cause) {
+                    }
+                })) {
+            TbmqCluster c = edit(x -> x.getSpec().getRedis().setResources(new io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder()
+                    .addToRequests("cpu", new io.fabric8.kubernetes.api.model.Quantity("150m"))
+                    .addToRequests("memory", new io.fabric8.kubernetes.api.model.Quantity("300Mi"))
+                    .addToLimits("memory", new io.fabric8.kubernetes.api.model.Quantity("600Mi")).build()));
+            awaitReady(c.getMetadata().getGeneration());
+            String revision = sts(NAME + "-redis").getStatus().getUpdateRevision();
+            await("every Redis pod made from the new spec", () -> client.pods().inNamespace(NS)
+                    .withLabel("app.kubernetes.io/instance", NAME).withLabel("app.kubernetes.io/component", "redis").list().getItems()
+                    .stream().filter(p -> revision.equals(p.getMetadata().getLabels().get("controller-revision-hash"))).count() == 3);
+        }
+        assertThat(client.v1().events().inNamespace(NS).list().getItems().stream().filter(e -> "RedisPodReplaced".equals(e.getReason()))
+                .map(e -> e.getMessage().split(" ")[0]).distinct().toList()).as("each pod replaced once")
+                .containsExactlyInAnyOrder(NAME + "-redis-0", NAME + "-redis-1", NAME + "-redis-2");
+        assertThat(mostDown.get()).as("Redis pods down at the same time (a master's slots are unserved while it is)").isEqualTo(1);
+        assertThat(observeRedis(3).stream().mapToInt(NodeState::slotCount).sum()).isEqualTo(16384);
+    }
+
+    @Test
+    @Order(6)
     void anInvalidEditIsDegradedNamingTheFieldAndTearsNothingDown() throws Exception {
         // The CRD's schema refuses it at the API server, naming the field, as kubectl shows it.
         String refused = kubectlOutcome(repo, false, "-n", NS, "patch", "tbmq", NAME, "--type", "merge", "-p",
@@ -289,7 +348,7 @@ class OperatorE2E {
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     void storageEditsKubernetesCannotApplyAreRefusedOrReportedAndBlockNothingElse() throws Exception {
         // Refused at admission by the CRD's transition rules, naming the field.
         String shrink = kubectlOutcome(repo, false, "-n", NS, "patch", "tbmq", NAME, "--type", "merge", "-p",
@@ -317,7 +376,7 @@ class OperatorE2E {
     }
 
     @Test
-    @Order(7)
+    @Order(8)
     void aLegacyPoolIsNeverScaledAndASwitchToExternalKafkaKeepsTheManagedOneUntilAsked() throws Exception {
         String name = "switch";
         // A TbmqCluster from an earlier version: one pool with both KRaft roles, which Strimzi cannot scale.
@@ -359,7 +418,7 @@ class OperatorE2E {
     }
 
     @Test
-    @Order(8)
+    @Order(9)
     void aKafkaNoStrimziOperatorWatchesIsReportedWithTheFix() throws Exception {
         TbmqCluster c = client.resource(cluster("lonely", UNWATCHED, 20_000)).create();
         await("KafkaReady says nobody reconciles the Kafka", () -> {
@@ -375,7 +434,7 @@ class OperatorE2E {
     }
 
     @Test
-    @Order(9)
+    @Order(10)
     void deletingTheClusterRemovesEverythingItOwns() throws Exception {
         kubectl(repo, "-n", NS, "delete", "tbmq", "--all");
         await("owned objects garbage-collected", () -> client.apps().statefulSets().inNamespace(NS).list().getItems().isEmpty()
@@ -387,7 +446,7 @@ class OperatorE2E {
     }
 
     @Test
-    @Order(10)
+    @Order(11)
     void makeUndeployRemovesTheOperatorAndTheCrd() throws Exception {
         plane.make(repo, "undeploy");
         await("operator and CRD gone", () -> client.apiextensions().v1().customResourceDefinitions()

@@ -72,8 +72,7 @@ public final class BrokerProvisioner {
 
     /** Why brokers are not ready: what Kubernetes says of their pods, else what a running broker's readiness check says. */
     private Optional<String> cause(TbmqCluster owner, Names names) {
-        List<Pod> pods = applier.client().pods().inNamespace(names.namespace())
-                .withLabels(Labels.selector(owner.getMetadata().getName(), BrokerModel.COMPONENT)).list().getItems();
+        List<Pod> pods = applier.watched().pods(names.namespace(), Labels.selector(owner.getMetadata().getName(), BrokerModel.COMPONENT));
         Optional<String> problem = PodDiagnosis.problem(pods);
         if (problem.isPresent()) {
             return problem;

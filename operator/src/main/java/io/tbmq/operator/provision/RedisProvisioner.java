@@ -70,8 +70,7 @@ public final class RedisProvisioner {
 
         List<Pod> pods = readyPods(owner, names, replicas);
         if (pods.size() < replicas) {
-            List<Pod> all = applier.client().pods().inNamespace(names.namespace())
-                    .withLabels(Labels.selector(owner.getMetadata().getName(), RedisModel.COMPONENT)).list().getItems();
+            List<Pod> all = applier.watched().pods(names.namespace(), Labels.selector(owner.getMetadata().getName(), RedisModel.COMPONENT));
             replaceBrokenOutdatedPods(owner, names, all);
             String cause = PodDiagnosis.problem(all).map(p -> ": " + p).orElse("");
             return progressing(cause.isEmpty() ? "WaitingForPods" : "PodsNotReady", "Redis pods ready: " + pods.size() + "/" + replicas
@@ -141,7 +140,7 @@ public final class RedisProvisioner {
      * unserved while it restarts (seconds: masters have no replicas, as in the TBMQ paper).
      */
     private ComponentStatus replaceOutdatedPod(TbmqCluster owner, Names names, List<Pod> pods, int masters) {
-        StatefulSet sts = applier.client().apps().statefulSets().inNamespace(names.namespace()).withName(names.redis()).get();
+        StatefulSet sts = applier.watched().statefulSet(names.namespace(), names.redis()).orElse(null);
         String revision = sts == null || sts.getStatus() == null ? null : sts.getStatus().getUpdateRevision();
         if (revision == null) {
             return null;
@@ -166,7 +165,7 @@ public final class RedisProvisioner {
      * or a fixed spec could never reach it.
      */
     private void replaceBrokenOutdatedPods(TbmqCluster owner, Names names, List<Pod> pods) {
-        StatefulSet sts = applier.client().apps().statefulSets().inNamespace(names.namespace()).withName(names.redis()).get();
+        StatefulSet sts = applier.watched().statefulSet(names.namespace(), names.redis()).orElse(null);
         String revision = sts == null || sts.getStatus() == null ? null : sts.getStatus().getUpdateRevision();
         if (revision == null) {
             return;
@@ -188,7 +187,7 @@ public final class RedisProvisioner {
      */
     private ComponentStatus unused(TbmqCluster owner, Names names) {
         ComponentStatus external = ComponentStatus.external(CONDITION);
-        StatefulSet left = applier.client().apps().statefulSets().inNamespace(names.namespace()).withName(names.redis()).get();
+        StatefulSet left = applier.watched().statefulSet(names.namespace(), names.redis()).orElse(null);
         if (left == null || left.getMetadata().getOwnerReferences() == null || left.getMetadata().getOwnerReferences().stream()
                 .noneMatch(r -> owner.getMetadata().getUid().equals(r.getUid()))) {
             return external;
@@ -226,7 +225,7 @@ public final class RedisProvisioner {
     private List<Pod> readyPods(TbmqCluster owner, Names names, int replicas) {
         List<Pod> ready = new ArrayList<>();
         for (int i = 0; i < replicas; i++) {
-            Pod pod = applier.client().pods().inNamespace(names.namespace()).withName(names.redisPod(i)).get();
+            Pod pod = applier.watched().pod(names.namespace(), names.redisPod(i)).orElse(null);
             if (pod == null || !isReady(pod)
                     || !owner.getMetadata().getName().equals(pod.getMetadata().getLabels().get(Labels.INSTANCE))) {
                 break;

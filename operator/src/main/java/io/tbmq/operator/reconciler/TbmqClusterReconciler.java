@@ -42,6 +42,7 @@ import io.tbmq.operator.provision.KafkaProvisioner;
 import io.tbmq.operator.provision.KafkaTeardown;
 import io.tbmq.operator.provision.RedisProvisioner;
 import io.tbmq.operator.provision.StrimziReadiness;
+import io.tbmq.operator.provision.WatchedObjects;
 import io.tbmq.operator.redis.RedisEndpoints;
 import io.tbmq.operator.sizing.Plan;
 import io.tbmq.operator.sizing.SizingModel;
@@ -115,22 +116,26 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
         this.settings = settings;
     }
 
+    static final String STATEFUL_SETS = "statefulsets";
+    static final String PODS = "pods";
+
     /**
      * StatefulSets and pods of every TbmqCluster wake its reconcile as soon as they change (a pod
      * turning ready, a rollout finishing), so no step waits for the next poll. Kafka CRs are polled:
      * an informer on them would keep the operator from starting where Strimzi is not installed.
+     * The informers' caches also serve every read of these objects ({@link InformerCaches}).
      */
     @Override
     public List<EventSource<?, TbmqCluster>> prepareEventSources(EventSourceContext<TbmqCluster> context) {
         String selector = Labels.MANAGED_BY + "=" + Labels.OPERATOR;
         return List.of(
                 new InformerEventSource<>(InformerEventSourceConfiguration.from(StatefulSet.class, TbmqCluster.class)
-                        .withName("statefulsets").withLabelSelector(selector)
+                        .withName(STATEFUL_SETS).withLabelSelector(selector)
                         // Our own spec writes come back as updates too; only the controller's progress matters.
                         .withOnUpdateFilter((now, before) -> !Objects.equals(now.getStatus(), before.getStatus()))
                         .withSecondaryToPrimaryMapper(TbmqClusterReconciler::byInstanceLabel).build(), context),
                 new InformerEventSource<>(InformerEventSourceConfiguration.from(Pod.class, TbmqCluster.class)
-                        .withName("pods").withLabelSelector(selector)
+                        .withName(PODS).withLabelSelector(selector)
                         .withOnUpdateFilter((now, before) -> RedisProvisioner.isReady(now) != RedisProvisioner.isReady(before))
                         .withSecondaryToPrimaryMapper(TbmqClusterReconciler::byInstanceLabel).build(), context));
     }
@@ -143,11 +148,16 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
 
     @Override
     public UpdateControl<TbmqCluster> reconcile(TbmqCluster resource, Context<TbmqCluster> context) {
-        return reconcile(resource, context.getClient());
+        return reconcile(resource, context.getClient(), new InformerCaches(context));
     }
 
-    /** The reconcile itself, with the client it writes through (tests pass a mock server's or a real API server's). */
+    /** A reconcile reading everything live (tests pass a mock server's or a real API server's client). */
     public UpdateControl<TbmqCluster> reconcile(TbmqCluster resource, KubernetesClient client) {
+        return reconcile(resource, client, client == null ? null : WatchedObjects.live(client));
+    }
+
+    /** The reconcile itself: writes through {@code client}, reads what the operator watches from {@code watched}. */
+    UpdateControl<TbmqCluster> reconcile(TbmqCluster resource, KubernetesClient client, WatchedObjects watched) {
         TbmqClusterStatus status = resource.getStatus() == null ? new TbmqClusterStatus() : resource.getStatus();
         resource.setStatus(status);
         long generation = resource.getMetadata().getGeneration() == null ? 0 : resource.getMetadata().getGeneration();
@@ -185,7 +195,7 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
         status.setDesiredBrokers(plan.brokers().value());
 
         Names names = new Names(resource.getMetadata().getName(), resource.getMetadata().getNamespace());
-        Applier applier = new Applier(client, settings.serverSideApply());
+        Applier applier = new Applier(client, settings.serverSideApply(), watched);
         EventRecorder events = new EventRecorder(client);
         KafkaProvisioner kafka = new KafkaProvisioner(applier, events, settings.strimziStatusTimeout());
 
