@@ -53,9 +53,12 @@ public final class ContinuousTraffic implements AutoCloseable {
             String name) {
     }
 
-    /** One pair's account. */
+    /**
+     * One pair's account. {@code lostMessages} names each message acknowledged and never delivered:
+     * its sequence number and the phase it was acknowledged in, where a loss is looked for.
+     */
     public record PairReport(String name, int qos, int acked, int lost, int duplicates, int duplicatesWithoutDup, int reordered,
-            Map<String, Long> longestPauseMillis, int reconnects) {
+            Map<String, Long> longestPauseMillis, int reconnects, List<String> lostMessages) {
     }
 
     private final Settings settings;
@@ -134,6 +137,8 @@ public final class ContinuousTraffic implements AutoCloseable {
         final BitSet received = new BitSet();
         final List<Long> arrivals = new ArrayList<>();
         final Map<String, Long> longestPause = new LinkedHashMap<>();
+        /** The phase each message was acknowledged in, by sequence number. */
+        final Map<Integer, String> ackedIn = new java.util.HashMap<>();
         int duplicates;
         int duplicatesWithoutDup;
         long lastArrival;
@@ -147,6 +152,7 @@ public final class ContinuousTraffic implements AutoCloseable {
 
         synchronized void acknowledged(long seq) {
             acked.set((int) seq);
+            ackedIn.put((int) seq, phase);
         }
 
         synchronized void arrived(long seq, boolean dup) {
@@ -181,8 +187,13 @@ public final class ContinuousTraffic implements AutoCloseable {
                 }
                 highest = Math.max(highest, seq);
             }
+            BitSet missing = (BitSet) acked.clone();
+            missing.andNot(received);
+            List<String> lostMessages = missing.stream().mapToObj(seq -> "seq " + seq + " acknowledged during '" + ackedIn.get(seq) + "'")
+                    .toList();
             return new PairReport(settings.name() + "-" + index, settings.qos(), acked.cardinality(), lost(), duplicates,
-                    duplicatesWithoutDup, reordered, new LinkedHashMap<>(longestPause), publisher.reconnects + subscriber.reconnects);
+                    duplicatesWithoutDup, reordered, new LinkedHashMap<>(longestPause), publisher.reconnects + subscriber.reconnects,
+                    lostMessages);
         }
     }
 

@@ -67,16 +67,18 @@ class TbmqClusterReconcilerIT {
         reconciler.reconcile(c, client);
 
         assertThat(client.resources(Kafka.class).inNamespace(NS).withName("p2p-200k-kafka").get()).isNotNull();
-        assertThat(client.resources(KafkaNodePool.class).inNamespace(NS).withName("p2p-200k-kafka-pool").get().getSpec()
+        assertThat(client.resources(KafkaNodePool.class).inNamespace(NS).withName("p2p-200k-kafka-brokers").get().getSpec()
                 .getReplicas()).isEqualTo(3);
+        assertThat(client.resources(KafkaNodePool.class).inNamespace(NS).withName("p2p-200k-kafka-controllers").get().getSpec()
+                .getReplicas()).as("a fixed KRaft quorum").isEqualTo(3);
         assertThat(client.resources(KafkaTopic.class).inNamespace(NS).list().getItems()).hasSize(5);
         assertThat(client.apps().statefulSets().inNamespace(NS).withName("p2p-200k-redis").get().getSpec().getReplicas()).isEqualTo(3);
         StatefulSet brokers = client.apps().statefulSets().inNamespace(NS).withName("p2p-200k-broker").get();
         assertThat(brokers.getSpec().getReplicas()).isEqualTo(1);
         assertThat(brokers.getMetadata().getOwnerReferences()).singleElement()
                 .satisfies(o -> assertThat(o.getUid()).isEqualTo(c.getMetadata().getUid()));
-        assertThat(client.configMaps().inNamespace(NS).withName("p2p-200k-broker-config").get().getData())
-                .containsEntry("TBMQ_REDIS_LETTUCE_BATCH_SIZE", "150");
+        assertThat(client.configMaps().inNamespace(NS).withName("p2p-200k-broker-live").get().getData().get("live.properties"))
+                .contains("tbmq.redis.lettuce-batch-size=150");
         assertThat(client.services().inNamespace(NS).withName("p2p-200k-broker").get()).isNotNull();
         assertThat(client.policy().v1().podDisruptionBudget().inNamespace(NS).withName("p2p-200k-broker").get()).isNotNull();
 
@@ -172,8 +174,8 @@ class TbmqClusterReconcilerIT {
         Condition kept = condition(c, TbmqClusterReconciler.PARTITIONS_KEPT);
         assertThat(kept.getStatus()).isEqualTo("True");
         assertThat(kept.getMessage()).contains("8 partitions", "stay at 20");
-        assertThat(client.configMaps().inNamespace(NS).withName("p2p-1m-broker-config").get().getData())
-                .containsEntry("TBMQ_KAFKA_MSG_ALL_PARTITIONS", "20");
+        assertThat(client.configMaps().inNamespace(NS).withName("p2p-1m-broker-live").get().getData().get("live.properties"))
+                .contains("tbmq.kafka.msg-all-partitions=20");
         assertThat(client.v1().events().inNamespace(NS).list().getItems())
                 .anySatisfy(e -> assertThat(e.getReason()).isEqualTo("PartitionDecreaseRefused"));
 
