@@ -63,7 +63,7 @@ public final class RedisProvisioner {
         int replicas = Math.max(masters, current);
         RedisStorage.Decision storage = new RedisStorage(applier, events).decide(owner, names, before);
         volumeSize = storage.volumeSize();
-        applier.apply(RedisModel.statefulSet(owner, names, replicas, volumeSize));
+        StatefulSet applied = applier.apply(RedisModel.statefulSet(owner, names, replicas, volumeSize));
         if (replicas > current && current > 0) {
             events.normal(owner, "ScalingRedis", "Redis pods " + current + " -> " + replicas + " (" + plan.redisMasters().rule() + ")");
         }
@@ -71,7 +71,7 @@ public final class RedisProvisioner {
         List<Pod> pods = readyPods(owner, names, replicas);
         if (pods.size() < replicas) {
             List<Pod> all = applier.watched().pods(names.namespace(), Labels.selector(owner.getMetadata().getName(), RedisModel.COMPONENT));
-            replaceBrokenOutdatedPods(owner, names, all);
+            replaceBrokenOutdatedPods(owner, names, applied, all);
             String cause = PodDiagnosis.problem(all).map(p -> ": " + p).orElse("");
             return progressing(cause.isEmpty() ? "WaitingForPods" : "PodsNotReady", "Redis pods ready: " + pods.size() + "/" + replicas
                     + cause, Math.min(pods.size(), masters), masters);
@@ -118,7 +118,12 @@ public final class RedisProvisioner {
             LOG.warnf("%s/%s: Redis Cluster not reachable: %s", names.namespace(), names.cluster(), e.getMessage());
             return progressing("RedisUnreachable", "cannot reach the Redis pods: " + e.getMessage(), 0, masters);
         }
-        ComponentStatus rolling = replaceOutdatedPod(owner, names, pods, masters);
+        if (!controllerCaughtUp(applied)) {
+            // Until the StatefulSet controller has seen the spec just applied, its revision is the old one:
+            // the pods would look current, and the status would say Ready before a changed spec rolled out.
+            return progressing("Rolling", "waiting for the StatefulSet controller to take up the new Redis spec", masters, masters);
+        }
+        ComponentStatus rolling = replaceOutdatedPod(owner, names, applied, pods, masters);
         if (rolling != null) {
             return rolling;
         }
@@ -139,8 +144,7 @@ public final class RedisProvisioner {
      * is replaced; the next only after it is back and the cluster is whole again. Its slots are
      * unserved while it restarts (seconds: masters have no replicas, as in the TBMQ paper).
      */
-    private ComponentStatus replaceOutdatedPod(TbmqCluster owner, Names names, List<Pod> pods, int masters) {
-        StatefulSet sts = applier.watched().statefulSet(names.namespace(), names.redis()).orElse(null);
+    private ComponentStatus replaceOutdatedPod(TbmqCluster owner, Names names, StatefulSet sts, List<Pod> pods, int masters) {
         String revision = sts == null || sts.getStatus() == null ? null : sts.getStatus().getUpdateRevision();
         if (revision == null) {
             return null;
@@ -164,8 +168,7 @@ public final class RedisProvisioner {
      * a setting that crashed it) serves nothing: it is replaced at once rather than one at a time,
      * or a fixed spec could never reach it.
      */
-    private void replaceBrokenOutdatedPods(TbmqCluster owner, Names names, List<Pod> pods) {
-        StatefulSet sts = applier.watched().statefulSet(names.namespace(), names.redis()).orElse(null);
+    private void replaceBrokenOutdatedPods(TbmqCluster owner, Names names, StatefulSet sts, List<Pod> pods) {
         String revision = sts == null || sts.getStatus() == null ? null : sts.getStatus().getUpdateRevision();
         if (revision == null) {
             return;
@@ -219,6 +222,11 @@ public final class RedisProvisioner {
             case SlotStep.Forget f -> "RedisNodeRemoved";
             default -> "Redis";
         };
+    }
+
+    private static boolean controllerCaughtUp(StatefulSet sts) {
+        Long observed = sts.getStatus() == null ? null : sts.getStatus().getObservedGeneration();
+        return observed != null && observed >= sts.getMetadata().getGeneration();
     }
 
     /** Pods 0..replicas-1 that are Ready, by ordinal; stops at the first one missing. */

@@ -59,6 +59,8 @@ import io.tbmq.operator.validation.SpecValidator;
 @ControllerConfiguration(name = "tbmqcluster")
 @RBACRule(apiGroups = "", resources = { "configmaps", "services", "pods", "secrets" }, verbs = { "get", "list", "watch" })
 @RBACRule(apiGroups = "", resources = { "configmaps", "services" }, verbs = { "create", "patch", "update", "delete" })
+// Redis pods are replaced one at a time by the operator (OnDelete): a changed spec rolls without taking two masters away.
+@RBACRule(apiGroups = "", resources = "pods", verbs = "delete")
 @RBACRule(apiGroups = "", resources = "events", verbs = { "create", "patch" })
 @RBACRule(apiGroups = "", resources = "persistentvolumeclaims", verbs = { "get", "patch", "update" })
 @RBACRule(apiGroups = "storage.k8s.io", resources = "storageclasses", verbs = { "get", "list" })
