@@ -170,6 +170,15 @@ class RealClusterFaultsE2E {
         report.put("lost", Long.toString(lost));
         report.put("duplicates (without DUP)", duplicates + " (" + withoutDup + ")");
         report.put("reordered", Long.toString(reordered));
+        for (int qos = 1; qos <= 2; qos++) {
+            int q = qos;
+            report.put("QoS " + qos + " acknowledged per pair (median), beats skipped with a full window (sum)",
+                    pairs.stream().filter(p -> p.qos() == q).mapToInt(ContinuousTraffic.PairReport::acked).sorted()
+                            .skip(pairs.stream().filter(p -> p.qos() == q).count() / 2).findFirst().orElse(0) + ", "
+                            + pairs.stream().filter(p -> p.qos() == q).mapToLong(ContinuousTraffic.PairReport::skippedBeats).sum());
+        }
+        pairs.stream().flatMap(p -> p.lostMessages().stream().map(m -> p.name() + ": " + m))
+                .forEach(m -> report.merge("lost messages", m, (a, b) -> a + "; " + b));
         pauses.forEach((phase, ms) -> report.put("longest pause, " + phase, ms + " ms"));
         report.forEach((k, v) -> System.out.printf("e2e real cluster: %s: %s%n", k, v));
         pairs.stream().filter(p -> p.lost() > 0 || p.duplicatesWithoutDup() > 0).limit(10)

@@ -56,9 +56,11 @@ public final class ContinuousTraffic implements AutoCloseable {
     /**
      * One pair's account. {@code lostMessages} names each message acknowledged and never delivered:
      * its sequence number and the phase it was acknowledged in, where a loss is looked for.
+     * {@code skippedBeats} counts publishes not made because the publisher's window was full (the
+     * broker acknowledging slower than the publisher's rate, or an acknowledgement that never came).
      */
     public record PairReport(String name, int qos, int acked, int lost, int duplicates, int duplicatesWithoutDup, int reordered,
-            Map<String, Long> longestPauseMillis, int reconnects, List<String> lostMessages) {
+            Map<String, Long> longestPauseMillis, int reconnects, List<String> lostMessages, int skippedBeats) {
     }
 
     private final Settings settings;
@@ -193,7 +195,7 @@ public final class ContinuousTraffic implements AutoCloseable {
                     .toList();
             return new PairReport(settings.name() + "-" + index, settings.qos(), acked.cardinality(), lost(), duplicates,
                     duplicatesWithoutDup, reordered, new LinkedHashMap<>(longestPause), publisher.reconnects + subscriber.reconnects,
-                    lostMessages);
+                    lostMessages, publisher.skippedBeats);
         }
     }
 
@@ -319,6 +321,7 @@ public final class ContinuousTraffic implements AutoCloseable {
         private final boolean[] inflight = new boolean[WINDOW + 1];
         private int nextPacketId = 1;
         private long sequence;
+        volatile int skippedBeats;
         private io.netty.util.concurrent.ScheduledFuture<?> schedule;
 
         Publisher(Pair pair) {
@@ -339,7 +342,11 @@ public final class ContinuousTraffic implements AutoCloseable {
         }
 
         private void publish(ChannelHandlerContext ctx) {
-            if (!publishing || !ctx.channel().isActive() || inflight[nextPacketId]) {
+            if (!publishing || !ctx.channel().isActive()) {
+                return;
+            }
+            if (inflight[nextPacketId]) {
+                skippedBeats++;
                 return;
             }
             long seq = sequence++;
