@@ -69,11 +69,13 @@ up() {
   "$KUBECTL" create secret generic dev-users --from-file=credentials.yaml="$STATE/credentials.yaml" --dry-run=client -o yaml \
     | "$KUBECTL" apply --server-side -f - >&2
   redis=$(ls "$ROOT"/images/out/redis-*.oci.tar | head -n1); redis_tag=$(basename "$redis" .oci.tar); redis_tag=${redis_tag#redis-}
+  # The images loaded into this cluster are localhost/...: an inherited REGISTRY (a shell's, or an enclosing
+  # make's export) must not point make deploy elsewhere; only a make command-line value overrides these.
   cat > "$STATE/env" <<ENV
 KUBECONFIG ?= $kubeconfig
-REGISTRY ?= localhost
-VERSION ?= $VERSION
-REDIS_IMAGE ?= localhost/redis:$redis_tag
+REGISTRY = localhost
+VERSION = $VERSION
+REDIS_IMAGE = localhost/redis:$redis_tag
 ENV
   # So that `kubectl` works right away (make cluster-up && make deploy && kubectl apply ...): a kubectl on PATH and
   # the default kubeconfig, each only where the user has none; cluster-down removes what was added.

@@ -36,13 +36,17 @@ final class Docs {
 
     /**
      * Runs {@code lines} as one bash script (stopping at the first failure) in {@code dir}, as root in
-     * a login-like environment without KUBECONFIG; returns the combined output.
+     * a login-like environment: without KUBECONFIG, and without what an enclosing make (make test)
+     * exports to its children (REGISTRY, VERSION, ...), which a user's shell does not have; returns
+     * the combined output.
      */
     static String run(Path dir, List<String> lines, Duration timeout) throws IOException, InterruptedException {
         Path script = Files.createTempFile("docs-", ".sh");
         Files.writeString(script, "set -euo pipefail\n" + String.join("\n", lines) + "\n");
         ProcessBuilder pb = new ProcessBuilder("bash", script.toString()).directory(dir.toFile()).redirectErrorStream(true);
-        pb.environment().remove("KUBECONFIG");
+        for (String inherited : List.of("KUBECONFIG", "REGISTRY", "VERSION", "REDIS_IMAGE", "MAKEFLAGS", "MAKELEVEL", "MFLAGS")) {
+            pb.environment().remove(inherited);
+        }
         pb.environment().put("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:" + System.getenv("PATH"));
         Process p = pb.start();
         StringBuilder out = new StringBuilder();
