@@ -22,6 +22,8 @@ public final class Authenticator {
     private static final String DUMMY_HASH = PasswordHasher.hash("dummy".toCharArray(), PasswordHasher.DEFAULT_ITERATIONS);
 
     private volatile CredentialStore store;
+    /** Counts replace() calls: a check that started before one knows it must be made again. */
+    private volatile long generation;
     private final boolean allowAnonymous;
     private final int cacheSize;
     private final Executor executor;
@@ -69,6 +71,11 @@ public final class Authenticator {
     public void replace(CredentialStore next) {
         store = next;
         verified.clear();
+        generation++;
+    }
+
+    public long generation() {
+        return generation;
     }
 
     /**

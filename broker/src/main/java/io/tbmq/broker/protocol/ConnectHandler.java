@@ -112,6 +112,8 @@ final class ConnectHandler {
         int finalKeepAlive = keepAlive;
         int finalServerKeepAlive = serverKeepAlive;
         CompletableFuture<Boolean> connected = new CompletableFuture<>();
+        // Credentials replaced while this check runs: the recheck of connected clients misses this one, so it checks itself.
+        c.credentialsGeneration(c.broker().authenticator().generation());
         c.broker().authenticator().authenticate(id, payload.userName(), payload.passwordInBytes(), peerCertificate(c))
                 .whenComplete((outcome, error) -> c.channel().eventLoop().execute(() -> {
                     if (error != null) {
@@ -200,6 +202,9 @@ final class ConnectHandler {
         }
         c.flush();
         c.resumeAfterAuthentication();
+        if (broker.authenticator().generation() != c.credentialsGeneration()) {
+            c.recheckCredentials();
+        }
         return true;
     }
 

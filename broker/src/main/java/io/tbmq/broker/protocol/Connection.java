@@ -59,6 +59,8 @@ public final class Connection implements DeliverySink {
     private String clientId;
     private volatile Session session;
     private ClientIdentity identity;
+    /** The credentials generation the client was authenticated against. */
+    private long credentialsGeneration;
     private boolean problemInformation = true;
     private int clientReceiveMaximum = 65535;
     private long clientMaxPacketSize = Long.MAX_VALUE;
@@ -131,6 +133,14 @@ public final class Connection implements DeliverySink {
 
     void identity(ClientIdentity id) {
         this.identity = id;
+    }
+
+    long credentialsGeneration() {
+        return credentialsGeneration;
+    }
+
+    void credentialsGeneration(long generation) {
+        this.credentialsGeneration = generation;
     }
 
     void negotiated(boolean problemInformation, int receiveMaximum, long maxPacketSize, int topicAliasMaximum) {
