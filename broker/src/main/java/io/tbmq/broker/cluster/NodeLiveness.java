@@ -66,6 +66,11 @@ public final class NodeLiveness implements CompactedTail.Handler {
      * How long {@code node} has been gone (since it left, or since its last heartbeat; a node never
      * heard of, since this node started), or 0 while it is alive.
      */
+    /** Whether tbmq.cluster.nodes holds anything of {@code node}: a heartbeat (old or new) or its leaving. */
+    public boolean known(String node) {
+        return node.equals(self) || lastHeard.containsKey(node) || left.contains(node);
+    }
+
     public long goneForNanos(String node) {
         if (alive(node)) {
             return 0;

@@ -18,8 +18,10 @@ import io.tbmq.broker.cluster.NodeLiveness;
 
 /**
  * Deletes the downlink topics (and consumer groups) of nodes gone for good, as after a scale-down:
- * only the caretaker acts, only on nodes gone longer than the retention, only while its own view
- * of the cluster is current, and only when the node's downlink consumer groups have no members: a
+ * only the caretaker acts, only on nodes whose heartbeat or leaving it has read and that are gone
+ * longer than the retention (a node never heard of is one still starting: it creates its topics
+ * before its first heartbeat), only while its own view of the cluster is current, and only when
+ * the node's downlink consumer groups have no members: a
  * node whose heartbeats stalled (a long pause, a slow producer) but whose consumers still hold
  * their partitions is alive, and deleting its topics would lose what is routed to it. A node that
  * returns creates its topics again at start.
@@ -52,7 +54,8 @@ public final class DownlinkJanitor implements Runnable {
             for (String name : names) {
                 String node = name.startsWith(basic) ? name.substring(basic.length())
                         : name.startsWith(persisted) ? name.substring(persisted.length()) : null;
-                if (node != null && !node.isEmpty() && liveness.goneForNanos(node) >= retentionNanos) {
+                // A node never heard of is starting (it creates its topics before its first heartbeat), not gone.
+                if (node != null && !node.isEmpty() && liveness.known(node) && liveness.goneForNanos(node) >= retentionNanos) {
                     gone.add(node);
                 }
             }

@@ -1,0 +1,39 @@
+package io.tbmq.broker.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+
+/** What a node can say of another from tbmq.cluster.nodes: the janitor acts only on nodes it has heard of. */
+class NodeLivenessTest {
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aNodeNeverHeardOfIsUnknownThoughItCountsAsNotAlive() throws Exception {
+        NodeLiveness liveness = new NodeLiveness("node-a", Duration.ofMillis(50));
+        Thread.sleep(120);
+        // A starting node creates its downlink topics before its first heartbeat: it must not look gone for good.
+        assertThat(liveness.known("node-b")).isFalse();
+        assertThat(liveness.alive("node-b")).isFalse();
+        assertThat(liveness.known("node-a")).isTrue();
+    }
+
+    @Test
+    void aHeartbeatOrALeavingMakesANodeKnown() throws Exception {
+        NodeLiveness liveness = new NodeLiveness("node-a", Duration.ofMillis(50));
+        liveness.record(bytes("node-b"), bytes("hb"));
+        liveness.record(bytes("node-c"), null);
+        assertThat(liveness.known("node-b")).isTrue();
+        assertThat(liveness.alive("node-b")).isTrue();
+        assertThat(liveness.known("node-c")).isTrue();
+        assertThat(liveness.alive("node-c")).isFalse();
+        Thread.sleep(120);
+        assertThat(liveness.goneForNanos("node-b")).isGreaterThanOrEqualTo(Duration.ofMillis(100).toNanos());
+    }
+}
