@@ -104,7 +104,7 @@ public class BrokerApplication {
                 config.kafka().replicationFactor(), config.persistence().applicationTopicRetention());
         applications = new ApplicationSessions(clients, appTopics, config.mqtt().maxQueuedMessages(),
                 config.persistence().applicationFetchMaxWait());
-        redis = new RedisConnector(config.redis());
+        redis = new RedisConnector(config.redis(), metrics::redisScript);
         DeviceMessageStore devices = new DeviceMessageStore(redis, new RedisKeys(config.redis().slotGroups()),
                 config.persistence().deviceMessagesLimit());
         SessionStores stores = new SessionStores(devices, applications,
@@ -128,6 +128,10 @@ public class BrokerApplication {
                 .tag("version", version()).register(registry);
         metrics.gauge("tbmq.cluster.remote.sessions", "sessions other nodes hold", directory::size);
         metrics.gauge("tbmq.cluster.nodes.alive", "broker nodes with a recent heartbeat", () -> liveness.aliveNodes().size());
+        for (String consumed : List.of(topics.msgAll(), topics.msgPersisted(), topics.downlinkBasic(node), topics.downlinkPersisted(node))) {
+            metrics.gauge("tbmq.kafka.consumer.lag", "records this node's consumers are behind the topic's end", "topic", consumed,
+                    () -> kafka.lag(consumed));
+        }
         server = new MqttServer(config.listeners(), core.services());
         Map<String, String> compacted = Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
         int downlinkPartitions = config.cluster().downlinkPartitions();

@@ -104,6 +104,9 @@ public final class BrokerCore implements AutoCloseable {
         metrics.gauge("tbmq.sessions", "sessions on this node", sessions::size);
         metrics.gauge("tbmq.subscriptions", "subscriptions in the trie", trie::size);
         metrics.gauge("tbmq.retained.messages", "retained messages", retained::size);
+        // Read at scrape time only; a lock per session for a moment, never on the message path.
+        metrics.gauge("tbmq.sessions.queued", "messages waiting in this node's sessions: queued for the client or in flight",
+                () -> sessions.all().stream().mapToLong(s -> s.queuedCount() + s.inflightCount()).sum());
     }
 
     private static CredentialStore credentials(SecurityConfig security, byte[] file) {

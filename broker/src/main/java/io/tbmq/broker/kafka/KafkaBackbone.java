@@ -27,7 +27,7 @@ public final class KafkaBackbone implements AutoCloseable {
 
     private final KafkaConfig config;
     private final Admin admin;
-    private final List<LogConsumer> consumers = new ArrayList<>();
+    private final List<LogConsumer> consumers = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean topicsReady;
     private volatile short replicationFactor;
@@ -99,6 +99,17 @@ public final class KafkaBackbone implements AutoCloseable {
         } catch (Exception e) {
             throw new IllegalStateException("raising " + topic + " to " + partitions + " partitions failed: " + rootMessage(e), e);
         }
+    }
+
+    /** Records the node's consumers of {@code topic} are behind its end (0 for a topic it does not consume). */
+    public long lag(String topic) {
+        long sum = 0;
+        for (LogConsumer c : consumers) {
+            if (c.topic().equals(topic)) {
+                sum += c.lag();
+            }
+        }
+        return sum;
     }
 
     /** Starts {@code count} threads consuming {@code topic} in group {@code group}. */

@@ -79,6 +79,9 @@ public final class LogConsumer implements Runnable {
     };
     private volatile boolean running = true;
     private volatile Consumer<byte[], byte[]> consumer;
+    /** Records behind the partitions' ends, summed over this consumer's partitions (metric {@code tbmq_kafka_consumer_lag}). */
+    private volatile long lag;
+    private long lagMeasured;
 
     public LogConsumer(Properties properties, String topic, BatchHandler handler, Duration handlerTimeout,
             Duration commitInterval) {
@@ -111,6 +114,7 @@ public final class LogConsumer implements Runnable {
             long backoff = 100;
             while (running) {
                 ConsumerRecords<byte[], byte[]> records = c.poll(Duration.ofMillis(200));
+                measureLag(c);
                 if (records.isEmpty()) {
                     commitDue(c);
                     continue;
@@ -150,6 +154,29 @@ public final class LogConsumer implements Runnable {
             c.close(CloseOptions.groupMembershipOperation(running ? CloseOptions.GroupMembershipOperation.DEFAULT
                     : CloseOptions.GroupMembershipOperation.LEAVE_GROUP).withTimeout(Duration.ofSeconds(5)));
         }
+    }
+
+    /** Records this consumer is behind, as of its last fetch responses; 0 before it knows. */
+    public String topic() {
+        return topic;
+    }
+
+    public long lag() {
+        return lag;
+    }
+
+    /** Once a second, from what the last fetches said about the partitions' ends (no request of its own). */
+    private void measureLag(Consumer<byte[], byte[]> c) {
+        long now = System.nanoTime();
+        if (now - lagMeasured < 1_000_000_000L) {
+            return;
+        }
+        lagMeasured = now;
+        long sum = 0;
+        for (TopicPartition tp : c.assignment()) {
+            sum += c.currentLag(tp).orElse(0);
+        }
+        lag = sum;
     }
 
     /** Commits before partitions move on, and forgets what is no longer this consumer's. */

@@ -34,9 +34,25 @@ public final class BrokerMetrics {
     private final ConcurrentHashMap<String, Counter> refusedConnects = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Counter> internalErrors = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Counter> shed = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, ScriptMeters> scripts = new ConcurrentHashMap<>();
+
+    /** A script's meters, both registered at its first call so the error count reads 0 rather than missing. */
+    private record ScriptMeters(Timer latency, Counter errors) {
+    }
+
+    /** Every reason a message is dropped for, exported from the start so a rate over them is 0, not absent. */
+    public static final java.util.List<String> DROP_REASONS = java.util.List.of("queue-full", "qos0-offline", "expired",
+            "too-large-for-client", "session-gone", "session-moved");
+
+    /** The refusals a secured broker sees first (v5 0x86 bad user name or password, 0x87 not authorized), exported from the start. */
+    private static final int[] USUAL_REFUSALS = {0x86, 0x87};
 
     public BrokerMetrics(MeterRegistry registry) {
         this.registry = registry;
+        DROP_REASONS.forEach(this::dropCounter);
+        for (int code : USUAL_REFUSALS) {
+            refusedConnectCounter(code);
+        }
         for (int q = 0; q < 3; q++) {
             messagesIn[q] = Counter.builder("tbmq.messages.in").tag("qos", Integer.toString(q))
                     .description("PUBLISH packets received from clients").register(registry);
@@ -59,6 +75,26 @@ public final class BrokerMetrics {
 
     public void gauge(String name, String description, Supplier<Number> value) {
         Gauge.builder(name, value).description(description).register(registry);
+    }
+
+    /** A gauge with one tag, such as a per-topic value. */
+    public void gauge(String name, String description, String tag, String tagValue, Supplier<Number> value) {
+        Gauge.builder(name, value).description(description).tag(tag, tagValue).register(registry);
+    }
+
+    /** One Lua script call on Redis: its latency, and whether it failed (a timeout, a connection loss, a script error). */
+    public void redisScript(String script, long nanos, boolean failed) {
+        ScriptMeters meters = scripts.computeIfAbsent(script, s -> new ScriptMeters(
+                Timer.builder("tbmq.redis.script.latency").tag("script", s)
+                        .description("a Lua script call on Redis, issued to answered (includes the Lettuce batch wait)")
+                        .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(100_000))
+                        .maximumExpectedValue(Duration.ofSeconds(30)).register(registry),
+                Counter.builder("tbmq.redis.script.errors").tag("script", s).description("Lua script calls on Redis that failed")
+                        .register(registry)));
+        meters.latency().record(nanos, TimeUnit.NANOSECONDS);
+        if (failed) {
+            meters.errors().increment();
+        }
     }
 
     public void connectionOpened(String listener) {
@@ -114,8 +150,12 @@ public final class BrokerMetrics {
     }
 
     public void dropped(String reason) {
-        drops.computeIfAbsent(reason, r -> Counter.builder("tbmq.messages.dropped").tag("reason", r)
-                .description("messages a session could not keep").register(registry)).increment();
+        dropCounter(reason).increment();
+    }
+
+    private Counter dropCounter(String reason) {
+        return drops.computeIfAbsent(reason, r -> Counter.builder("tbmq.messages.dropped").tag("reason", r)
+                .description("messages a session could not keep").register(registry));
     }
 
     /** A watched file (credentials, TLS) changed: {@code applied} false when it was refused and the old one stays. */
@@ -132,9 +172,12 @@ public final class BrokerMetrics {
     }
 
     public void connectRefused(int reasonCode) {
-        String code = String.format("0x%02X", reasonCode);
-        refusedConnects.computeIfAbsent(code, c -> Counter.builder("tbmq.connects.refused").tag("reason", c)
-                .description("CONNECTs answered with an error").register(registry)).increment();
+        refusedConnectCounter(reasonCode).increment();
+    }
+
+    private Counter refusedConnectCounter(int reasonCode) {
+        return refusedConnects.computeIfAbsent(String.format("0x%02X", reasonCode), c -> Counter.builder("tbmq.connects.refused")
+                .tag("reason", c).description("CONNECTs answered with an error").register(registry));
     }
 
     /** A connection closed after an unexpected exception (not I/O): each one is a bug to report. */

@@ -52,8 +52,15 @@ public final class RedisConnector implements AutoCloseable {
     private final long flushIntervalNanos;
     private volatile long lastPingOk;
     private volatile String lastError = "not checked yet";
+    private final ScriptTimer scriptTimer;
 
     public RedisConnector(RedisConfig config) {
+        this(config, ScriptTimer.NONE);
+    }
+
+    /** {@code scriptTimer} hears of every script call: its duration, including a NOSCRIPT reload, and its outcome. */
+    public RedisConnector(RedisConfig config, ScriptTimer scriptTimer) {
+        this.scriptTimer = scriptTimer;
         this.batchSize = Math.max(1, config.lettuceBatchSize());
         List<RedisURI> uris = new ArrayList<>();
         for (String node : config.nodes().split(",")) {
@@ -149,7 +156,9 @@ public final class RedisConnector implements AutoCloseable {
 
     /** Runs a script by EVALSHA; on NOSCRIPT by EVAL, which loads it again. */
     public CompletableFuture<Object> script(LuaScript script, byte[][] keys, byte[]... args) {
+        long start = System.nanoTime();
         CompletableFuture<Object> done = new CompletableFuture<>();
+        done.whenComplete((v, e) -> scriptTimer.completed(script.name(), System.nanoTime() - start, e != null));
         this.<Object>submit(c -> c.evalsha(script.sha(), ScriptOutputType.MULTI, keys, args)).whenComplete((value, error) -> {
             if (error == null) {
                 done.complete(value);
