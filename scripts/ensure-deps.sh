@@ -2,7 +2,7 @@
 # Installs the Debian packages the local stack, the tests and the benchmarks run:
 # redis-server/redis-cli (Redis and Redis Cluster), mosquitto (the benchmark peer),
 # mosquitto_pub/sub (tests and the README's examples), openssl (TLS certificates), curl and python3
-# (the e2e control-plane scripts).
+# (the e2e control-plane scripts), prometheus (the dashboard test).
 set -euo pipefail
 need=()
 command -v redis-server >/dev/null || need+=(redis-server)
@@ -14,6 +14,8 @@ command -v setpriv >/dev/null || need+=(util-linux)
 # The operator e2e's control-plane scripts wait on the API server with curl and read JSON with python3.
 command -v curl >/dev/null || need+=(curl)
 command -v python3 >/dev/null || need+=(python3)
+# The monitoring test scrapes a broker with a real Prometheus (docs/operations.md).
+command -v prometheus >/dev/null || need+=(prometheus)
 [ ${#need[@]} -eq 0 ] && exit 0
 
 echo "Installing missing packages: ${need[*]}"
