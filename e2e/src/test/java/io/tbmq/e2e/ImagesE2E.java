@@ -123,6 +123,18 @@ class ImagesE2E {
             run(rootfs, Map.of("KUBECONFIG", "/tmp/kubeconfig", "QUARKUS_HTTP_PORT", Integer.toString(http)),
                     work.resolve("operator.log"));
             awaitReady(http, work.resolve("operator.log"));
+
+            // Its own metrics: java-operator-sdk's reconciliation counters once it has a resource to reconcile.
+            try (var sample = Files.newInputStream(repo.resolve("config/samples/tbmq-dev.yaml"))) {
+                client.load(sample).inNamespace("default").serverSideApply();
+            }
+            Instant deadline = Instant.now().plusSeconds(60);
+            String metrics = "";
+            while (Instant.now().isBefore(deadline) && !metrics.contains("operator_sdk_reconciliations_started_total")) {
+                Thread.sleep(500);
+                metrics = body("http://127.0.0.1:" + http + "/q/metrics");
+            }
+            assertThat(metrics).as("the operator's /q/metrics").contains("operator_sdk_reconciliations_started_total", "jvm_memory_used_bytes");
         }
     }
 
@@ -269,6 +281,19 @@ class ImagesE2E {
             Thread.sleep(250);
         }
         assertThat(code).as(Files.readString(log)).isEqualTo(200);
+    }
+
+    private static String body(String url) {
+        try {
+            HttpURLConnection c = (HttpURLConnection) URI.create(url).toURL().openConnection();
+            c.setConnectTimeout(1000);
+            c.setReadTimeout(2000);
+            try (var in = c.getInputStream()) {
+                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            }
+        } catch (IOException e) {
+            return "";
+        }
     }
 
     private static int status(String url) {

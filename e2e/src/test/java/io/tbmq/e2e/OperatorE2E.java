@@ -377,6 +377,62 @@ class OperatorE2E {
 
     @Test
     @Order(8)
+    void monitoringMakesAPodMonitorWhereThePrometheusOperatorIsInstalledAndSaysSoWhereItIsNot() throws Exception {
+        // No Prometheus Operator: a condition of its own says so, and the cluster stays Ready.
+        TbmqCluster on = edit(x -> x.getSpec().getMonitoring().setEnabled(true));
+        TbmqCluster ready = awaitReady(on.getMetadata().getGeneration());
+        assertThat(condition(ready, "MonitoringReady").getStatus()).isEqualTo("False");
+        assertThat(condition(ready, "MonitoringReady").getReason()).isEqualTo("PrometheusOperatorNotInstalled");
+        assertThat(condition(ready, "MonitoringReady").getMessage()).contains("monitoring.coreos.com/v1", "spec.monitoring.enabled");
+
+        // With its CRD (full schema) the PodMonitor is written, validated, and points at the brokers' metrics.
+        PodMonitorCrd.install(client);
+        try {
+            // The operator's own PodMonitor (config/monitoring/) passes the CRD's schema and selects the pods of
+            // config/install/'s Deployment on a port they expose.
+            var own = Serialization.unmarshal(Files.readString(repo.resolve("config/monitoring/operator-podmonitor.yaml")),
+                    io.fabric8.openshift.api.model.monitoring.v1.PodMonitor.class);
+            own.getMetadata().setNamespace(NS);
+            client.resource(own).dryRun().create();
+            var deployment = client.load(Files.newInputStream(repo.resolve("config/install/operator.yaml"))).items().stream()
+                    .filter(o -> o instanceof io.fabric8.kubernetes.api.model.apps.Deployment)
+                    .map(o -> (io.fabric8.kubernetes.api.model.apps.Deployment) o).findFirst().orElseThrow();
+            assertThat(deployment.getSpec().getTemplate().getMetadata().getLabels()).containsAllEntriesOf(own.getSpec().getSelector().getMatchLabels());
+            assertThat(deployment.getSpec().getTemplate().getSpec().getContainers().get(0).getPorts())
+                    .anySatisfy(p -> assertThat(p.getName()).isEqualTo(own.getSpec().getPodMetricsEndpoints().get(0).getPort()));
+
+            TbmqCluster labelled = edit(x -> {
+                x.getSpec().getMonitoring().setInterval("15s");
+                x.getSpec().getMonitoring().getLabels().put("release", "prometheus");
+            });
+            await("MonitoringReady", () -> {
+                Condition m = condition(get(), "MonitoringReady");
+                return m != null && "True".equals(m.getStatus()) && m.getObservedGeneration() == labelled.getMetadata().getGeneration();
+            });
+            var monitor = client.resources(io.fabric8.openshift.api.model.monitoring.v1.PodMonitor.class).inNamespace(NS)
+                    .withName(NAME + "-broker").get();
+            assertThat(monitor.getMetadata().getLabels()).containsEntry("release", "prometheus");
+            assertThat(monitor.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> assertThat(o.getKind()).isEqualTo("TbmqCluster"));
+            assertThat(monitor.getSpec().getPodMetricsEndpoints()).singleElement().satisfies(e -> {
+                assertThat(e.getPath()).isEqualTo("/q/metrics");
+                assertThat(e.getInterval()).isEqualTo("15s");
+                assertThat(sts(NAME + "-broker").getSpec().getTemplate().getSpec().getContainers().get(0).getPorts())
+                        .as("the port the PodMonitor names").anySatisfy(p -> assertThat(p.getName()).isEqualTo(e.getPort()));
+            });
+            assertThat(sts(NAME + "-broker").getSpec().getTemplate().getMetadata().getLabels())
+                    .as("the broker pods the PodMonitor selects").containsAllEntriesOf(monitor.getSpec().getSelector().getMatchLabels());
+
+            TbmqCluster off = edit(x -> x.getSpec().getMonitoring().setEnabled(false));
+            await("PodMonitor deleted and the condition gone", () -> client.resources(io.fabric8.openshift.api.model.monitoring.v1.PodMonitor.class)
+                    .inNamespace(NS).withName(NAME + "-broker").get() == null && condition(get(), "MonitoringReady") == null);
+            awaitReady(off.getMetadata().getGeneration());
+        } finally {
+            PodMonitorCrd.uninstall(client);
+        }
+    }
+
+    @Test
+    @Order(9)
     void aLegacyPoolIsNeverScaledAndASwitchToExternalKafkaKeepsTheManagedOneUntilAsked() throws Exception {
         String name = "switch";
         // A TbmqCluster from an earlier version: one pool with both KRaft roles, which Strimzi cannot scale.
@@ -418,7 +474,7 @@ class OperatorE2E {
     }
 
     @Test
-    @Order(9)
+    @Order(10)
     void aKafkaNoStrimziOperatorWatchesIsReportedWithTheFix() throws Exception {
         TbmqCluster c = client.resource(cluster("lonely", UNWATCHED, 20_000)).create();
         await("KafkaReady says nobody reconciles the Kafka", () -> {
@@ -434,7 +490,7 @@ class OperatorE2E {
     }
 
     @Test
-    @Order(10)
+    @Order(11)
     void deletingTheClusterRemovesEverythingItOwns() throws Exception {
         kubectl(repo, "-n", NS, "delete", "tbmq", "--all");
         await("owned objects garbage-collected", () -> client.apps().statefulSets().inNamespace(NS).list().getItems().isEmpty()
@@ -446,7 +502,7 @@ class OperatorE2E {
     }
 
     @Test
-    @Order(11)
+    @Order(12)
     void makeUndeployRemovesTheOperatorAndTheCrd() throws Exception {
         plane.make(repo, "undeploy");
         await("operator and CRD gone", () -> client.apiextensions().v1().customResourceDefinitions()

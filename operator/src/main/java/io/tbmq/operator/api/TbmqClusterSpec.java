@@ -25,6 +25,9 @@ public class TbmqClusterSpec {
     @JsonPropertyDescription("Explicit values that win over the sizing model.")
     private Overrides overrides = new Overrides();
 
+    @JsonPropertyDescription("Prometheus scraping of the brokers (a PodMonitor for the Prometheus Operator).")
+    private MonitoringSpec monitoring = new MonitoringSpec();
+
     public long getTargetThroughput() {
         return targetThroughput;
     }
@@ -71,5 +74,13 @@ public class TbmqClusterSpec {
 
     public void setOverrides(Overrides overrides) {
         this.overrides = overrides;
+    }
+
+    public MonitoringSpec getMonitoring() {
+        return monitoring;
+    }
+
+    public void setMonitoring(MonitoringSpec monitoring) {
+        this.monitoring = monitoring;
     }
 }

@@ -44,6 +44,8 @@ public final class BrokerModel {
     public static final String COMPONENT = "broker";
     public static final String CONFIG_HASH = "tbmq.io/config-hash";
     public static final int HTTP_PORT = 8080;
+    /** The management port's name: health probes and /q/metrics (the PodMonitor names it). */
+    public static final String HTTP_PORT_NAME = "http";
     /** The broker image's user (scripts/images.sh). */
     static final long UID = 185;
     /** Shares of the container's memory limit: heap, and direct memory (Netty's buffers); the rest is the JVM's own. */
@@ -88,7 +90,7 @@ public final class BrokerModel {
                 .withNewSpec()
                     .withClusterIP("None")
                     .withSelector(Labels.selector(owner.getMetadata().getName(), COMPONENT))
-                    .withPorts(new ServicePortBuilder().withName("http").withPort(HTTP_PORT).build())
+                    .withPorts(new ServicePortBuilder().withName(HTTP_PORT_NAME).withPort(HTTP_PORT).build())
                 .endSpec()
                 .build();
     }
@@ -146,7 +148,7 @@ public final class BrokerModel {
         List<ContainerPort> ports = new ArrayList<>();
         enabled(listeners(owner)).forEach((name, l) -> ports.add(
                 new ContainerPortBuilder().withName(name).withContainerPort(l.getPort()).build()));
-        ports.add(new ContainerPortBuilder().withName("http").withContainerPort(HTTP_PORT).build());
+        ports.add(new ContainerPortBuilder().withName(HTTP_PORT_NAME).withContainerPort(HTTP_PORT).build());
         volumes.add(new VolumeBuilder().withName("live").withNewConfigMap().withName(names.brokerLiveConfig()).endConfigMap().build());
         mounts.add(new VolumeMountBuilder().withName("live").withMountPath(BrokerSettings.LIVE_DIR).withReadOnly(true).build());
         // The root filesystem is read-only: the JVM and Netty write their temporary files here.

@@ -11,6 +11,7 @@ import jakarta.inject.Inject;
 
 import org.jboss.logging.Logger;
 
+import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
@@ -40,6 +41,7 @@ import io.tbmq.operator.provision.ComponentStatus;
 import io.tbmq.operator.provision.EventRecorder;
 import io.tbmq.operator.provision.KafkaProvisioner;
 import io.tbmq.operator.provision.KafkaTeardown;
+import io.tbmq.operator.provision.MonitoringProvisioner;
 import io.tbmq.operator.provision.RedisProvisioner;
 import io.tbmq.operator.provision.StrimziReadiness;
 import io.tbmq.operator.provision.WatchedObjects;
@@ -67,6 +69,7 @@ import io.tbmq.operator.validation.SpecValidator;
 @RBACRule(apiGroups = "apps", resources = "statefulsets", verbs = { "get", "list", "watch", "create", "patch", "update", "delete" })
 @RBACRule(apiGroups = "policy", resources = "poddisruptionbudgets", verbs = { "get", "list", "watch", "create", "patch", "update",
         "delete" })
+@RBACRule(apiGroups = "monitoring.coreos.com", resources = "podmonitors", verbs = { "get", "create", "patch", "update", "delete" })
 @RBACRule(apiGroups = "kafka.strimzi.io", resources = { "kafkas", "kafkanodepools", "kafkatopics", "kafkarebalances" }, verbs = {
         "get", "list", "watch", "create", "patch", "update", "delete" })
 public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<TbmqCluster> {
@@ -231,6 +234,16 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
         if (announcedBrokers > 0 && announcedBrokers != plan.brokers().value()) {
             events.normal(resource, "ScalingBrokers", "brokers " + announcedBrokers + " -> " + plan.brokers().value() + " ("
                     + plan.brokers().rule() + ")");
+        }
+
+        Condition monitored = Conditions.find(status.getConditions(), MonitoringProvisioner.CONDITION);
+        MonitoringProvisioner.Result monitoring = new MonitoringProvisioner(applier).reconcile(resource, names,
+                monitored != null && "True".equals(monitored.getStatus()));
+        if (monitoring == null) {
+            status.getConditions().removeIf(c -> MonitoringProvisioner.CONDITION.equals(c.getType()));
+        } else {
+            Conditions.set(status.getConditions(), MonitoringProvisioner.CONDITION, monitoring.ready(), monitoring.reason(),
+                    monitoring.message(), generation, now);
         }
 
         Set<String> noticed = new java.util.HashSet<>();
