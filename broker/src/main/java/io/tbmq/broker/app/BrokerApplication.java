@@ -181,13 +181,13 @@ public class BrokerApplication {
                         config.cluster().downlinkConsumers(), downlinks, Duration.ofSeconds(30));
                 kafka.consume("downlink-persisted", clients, topics.downlinkGroup(node) + "-persisted",
                         topics.downlinkPersisted(node), config.cluster().downlinkConsumers(), downlinks, Duration.ofSeconds(30));
-                config.liveSettingsFile().ifPresent(file -> watchLiveSettings(file, topics, appTopics));
                 janitor = daemon("tbmq-janitor");
                 long sweep = Math.max(1, Math.min(30, config.cluster().downlinkRetention().toSeconds() / 2));
                 janitor.scheduleWithFixedDelay(new io.tbmq.broker.kafka.DownlinkJanitor(kafka.admin(), topics, liveness,
                         config.cluster().downlinkRetention()), sweep, sweep, TimeUnit.SECONDS);
                 startupStep = "binding listeners";
                 server.start();
+                config.liveSettingsFile().ifPresent(file -> watchLiveSettings(file, topics, appTopics));
                 watchCredentialsAndCertificates();
                 started = true;
                 LOG.infof("node %s (TBMQ %s) started; Kafka %s, Redis %s %s; %d other nodes alive", node, version(), config.kafka().bootstrapServers(),
@@ -201,9 +201,24 @@ public class BrokerApplication {
         startup.start();
     }
 
-    /** Settings the operator changes with the load (batch size, partitions, replication) apply without a restart. */
+    /**
+     * The settings a running broker applies from tbmq.live-settings-file, as docs/configuration.md lists them
+     * (a test holds the two equal; the operator puts exactly these in the file and rolls the brokers for any other).
+     */
+    public static final List<String> LIVE_SETTINGS = List.of("tbmq.redis.lettuce-batch-size", "tbmq.kafka.msg-all-partitions",
+            "tbmq.persistence.persisted-partitions", "tbmq.kafka.replication-factor", "tbmq.listeners.<l>.max-connections",
+            "tbmq.listeners.<l>.max-connection-rate", "tbmq.security.password-cache-size", "quarkus.log.level",
+            "quarkus.log.category.\"<category>\".level");
+
+    /** Settings the operator changes with the load (batch size, partitions, replication), limits and log levels apply without a restart. */
     private void watchLiveSettings(String file, KafkaTopics topics, ApplicationTopics appTopics) {
         LiveSettings live = new LiveSettings(java.nio.file.Path.of(file))
+                .onMatching(java.util.regex.Pattern.compile("tbmq\\.listeners\\.(tcp|tls|ws|wss)\\.max-connections"),
+                        (key, v) -> server.maxConnections(key.split("\\.")[2], Integer.parseInt(v)))
+                .onMatching(java.util.regex.Pattern.compile("tbmq\\.listeners\\.(tcp|tls|ws|wss)\\.max-connection-rate"),
+                        (key, v) -> server.maxConnectionRate(key.split("\\.")[2], Integer.parseInt(v)))
+                .on("tbmq.security.password-cache-size", v -> core.services().authenticator().passwordCacheSize(Integer.parseInt(v)))
+                .onMatching(io.tbmq.broker.live.LogLevels.KEY, io.tbmq.broker.live.LogLevels::apply)
                 .on("tbmq.redis.lettuce-batch-size", v -> redis.batchSize(Integer.parseInt(v)))
                 .on("tbmq.kafka.msg-all-partitions", v -> kafka.raisePartitions(topics.msgAll(), Integer.parseInt(v)))
                 .on("tbmq.persistence.persisted-partitions", v -> kafka.raisePartitions(topics.msgPersisted(), Integer.parseInt(v)))

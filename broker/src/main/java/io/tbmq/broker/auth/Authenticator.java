@@ -25,7 +25,7 @@ public final class Authenticator {
     /** Counts replace() calls: a check that started before one knows it must be made again. */
     private volatile long generation;
     private final boolean allowAnonymous;
-    private final int cacheSize;
+    private volatile int cacheSize;
     private final Executor executor;
     private final ConcurrentHashMap<String, byte[]> verified = new ConcurrentHashMap<>();
 
@@ -72,6 +72,14 @@ public final class Authenticator {
         store = next;
         verified.clear();
         generation++;
+    }
+
+    /** A new size of the remembered password checks (tbmq.security.password-cache-size); a smaller one starts empty. */
+    public void passwordCacheSize(int size) {
+        if (size < cacheSize) {
+            verified.clear();
+        }
+        cacheSize = size;
     }
 
     public long generation() {

@@ -9,7 +9,9 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import java.util.regex.Pattern;
 
 import org.jboss.logging.Logger;
 
@@ -25,6 +27,7 @@ public final class LiveSettings {
 
     private final Path file;
     private final Map<String, Consumer<String>> appliers = new LinkedHashMap<>();
+    private final Map<Pattern, BiConsumer<String, String>> patternAppliers = new LinkedHashMap<>();
     private Map<String, String> applied = new HashMap<>();
     private String lastContent;
 
@@ -35,6 +38,12 @@ public final class LiveSettings {
     /** {@code applier} receives the new value of {@code key} each time it changes. */
     public LiveSettings on(String key, Consumer<String> applier) {
         appliers.put(key, applier);
+        return this;
+    }
+
+    /** {@code applier} receives key and new value of every key matching {@code pattern} whose value changes. */
+    public LiveSettings onMatching(Pattern pattern, BiConsumer<String, String> applier) {
+        patternAppliers.put(pattern, applier);
         return this;
     }
 
@@ -55,17 +64,28 @@ public final class LiveSettings {
         lastContent = content;
         Map<String, String> now = parse(content);
         for (Map.Entry<String, Consumer<String>> e : appliers.entrySet()) {
-            String value = now.get(e.getKey());
-            if (value == null || value.equals(applied.get(e.getKey()))) {
-                continue;
-            }
-            try {
-                e.getValue().accept(value);
-                applied.put(e.getKey(), value);
-                LOG.infof("applied %s=%s without a restart (from %s)", e.getKey(), value, file);
-            } catch (RuntimeException ex) {
-                LOG.warnf("could not apply %s=%s from %s: %s; the previous value stays", e.getKey(), value, file, ex.getMessage());
-            }
+            apply(e.getKey(), now.get(e.getKey()), e.getValue());
+        }
+        for (Map.Entry<Pattern, BiConsumer<String, String>> e : patternAppliers.entrySet()) {
+            new java.util.TreeMap<>(now).forEach((key, value) -> {
+                if (e.getKey().matcher(key).matches()) {
+                    apply(key, value, v -> e.getValue().accept(key, v));
+                }
+            });
+        }
+    }
+
+    /** A key removed from the file keeps its last value until the next start. */
+    private void apply(String key, String value, Consumer<String> applier) {
+        if (value == null || value.equals(applied.get(key))) {
+            return;
+        }
+        try {
+            applier.accept(value);
+            applied.put(key, value);
+            LOG.infof("applied %s=%s without a restart (from %s)", key, value, file);
+        } catch (RuntimeException ex) {
+            LOG.warnf("could not apply %s=%s from %s: %s; the previous value stays", key, value, file, ex.getMessage());
         }
     }
 

@@ -23,8 +23,8 @@ final class ConnectionLimiter extends ChannelInboundHandlerAdapter {
     /** Marks a channel refused by rate: it never counted as open. */
     private static final AttributeKey<Boolean> SHED = AttributeKey.valueOf("tbmq.shedByRate");
     private final String listener;
-    private final int max;
-    private final int ratePerSecond;
+    private volatile int max;
+    private volatile int ratePerSecond;
     private final BrokerMetrics metrics;
     private final LongSupplier nanoClock;
     private final AtomicInteger open = new AtomicInteger();
@@ -39,6 +39,19 @@ final class ConnectionLimiter extends ChannelInboundHandlerAdapter {
         this.nanoClock = nanoClock;
         this.tokens = ratePerSecond;
         this.refilledAt = nanoClock.getAsLong();
+    }
+
+    /** A new maximum of open connections: connections already open above it stay, new ones are refused. */
+    void maxConnections(int max) {
+        this.max = max;
+    }
+
+    /** A new rate; the bucket never holds more than one second's worth of it, and starts full when there was no limit. */
+    synchronized void maxConnectionRate(int ratePerSecond) {
+        int rate = Math.max(ratePerSecond, 0);
+        tokens = this.ratePerSecond <= 0 ? rate : Math.min(tokens, rate);
+        refilledAt = nanoClock.getAsLong();
+        this.ratePerSecond = ratePerSecond;
     }
 
     @Override

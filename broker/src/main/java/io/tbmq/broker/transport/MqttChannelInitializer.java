@@ -43,6 +43,10 @@ public final class MqttChannelInitializer extends ChannelInitializer<SocketChann
         this.mqtt = broker.mqtt();
     }
 
+    ConnectionLimiter limiter() {
+        return limiter;
+    }
+
     @Override
     protected void initChannel(SocketChannel ch) {
         ChannelPipeline p = ch.pipeline();

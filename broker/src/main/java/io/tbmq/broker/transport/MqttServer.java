@@ -37,6 +37,7 @@ public final class MqttServer {
     private final List<Channel> listeners = new ArrayList<>();
     private final List<ReloadableSslContext> tlsContexts = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final Map<String, Integer> ports = new LinkedHashMap<>();
+    private final Map<String, ConnectionLimiter> limiters = new java.util.concurrent.ConcurrentHashMap<>();
     private Transport transport;
     private EventLoopGroup boss;
     private EventLoopGroup workers;
@@ -69,6 +70,7 @@ public final class MqttServer {
         }
         MqttChannelInitializer initializer = new MqttChannelInitializer(name, ssl == null ? null : ssl::get, webSocket ? cfg.path() : null,
                 cfg.maxConnections(), cfg.maxConnectionRate(), broker);
+        limiters.put(name, initializer.limiter());
         Channel channel = new ServerBootstrap()
                 .group(boss, workers)
                 .channel(transport.serverChannel())
@@ -106,6 +108,16 @@ public final class MqttServer {
     }
 
     /** The port a listener is bound to (useful with port 0), or -1 if it is not enabled. */
+    /** Applies a new tbmq.listeners.&lt;listener&gt;.max-connections; a listener that is not enabled ignores it. */
+    public void maxConnections(String listener, int max) {
+        java.util.Optional.ofNullable(limiters.get(listener)).ifPresent(l -> l.maxConnections(max));
+    }
+
+    /** Applies a new tbmq.listeners.&lt;listener&gt;.max-connection-rate (0 = no limit). */
+    public void maxConnectionRate(String listener, int perSecond) {
+        java.util.Optional.ofNullable(limiters.get(listener)).ifPresent(l -> l.maxConnectionRate(perSecond));
+    }
+
     public int port(String listener) {
         return ports.getOrDefault(listener, -1);
     }

@@ -24,6 +24,28 @@ class ConfigurationDocsTest {
         assertThat(keys).allSatisfy(key -> assertThat(docs).as("docs/configuration.md").contains("`" + key));
     }
 
+    @Test
+    void theLiveSettingsDocumentedAreTheOnesTheBrokerApplies() throws IOException {
+        String docs = Files.readString(Path.of("..", "docs", "configuration.md"));
+        String section = docs.substring(docs.indexOf("## Live settings"));
+        section = section.substring(0, section.indexOf("\n## ", 3) < 0 ? section.length() : section.indexOf("\n## ", 3));
+        List<String> documented = new ArrayList<>();
+        for (String line : section.split("\n")) {
+            if (line.startsWith("| `")) {
+                documented.add(line.substring(3, line.indexOf('`', 3)));
+            }
+        }
+        assertThat(documented).containsExactlyInAnyOrderElementsOf(io.tbmq.broker.app.BrokerApplication.LIVE_SETTINGS);
+        // Every row of the tables above that is marked live names one of them, and every tbmq.* one is marked.
+        List<String> marked = new ArrayList<>();
+        for (String line : docs.substring(0, docs.indexOf("## Live settings")).split("\n")) {
+            if (line.startsWith("| `") && line.contains("| **live**: ")) {
+                marked.add(line.substring(3, line.indexOf('`', 3)));
+            }
+        }
+        assertThat(marked).containsExactlyInAnyOrderElementsOf(documented.stream().filter(k -> k.startsWith("tbmq.")).toList());
+    }
+
     private static void collect(Class<?> type, String prefix, List<String> out) {
         for (Method m : type.getDeclaredMethods()) {
             if (m.isDefault() || m.isSynthetic() || java.lang.reflect.Modifier.isStatic(m.getModifiers())) {

@@ -55,4 +55,19 @@ class LiveSettingsTest {
         live.refresh();
         assertThat(applied).isEmpty();
     }
+
+    @Test
+    void keysMatchingAPatternAreAppliedWithTheirNameAndARemovedKeyKeepsItsValue(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("live.properties");
+        Files.writeString(file, "tbmq.listeners.tcp.max-connections=100\n");
+        List<String> applied = new ArrayList<>();
+        LiveSettings live = new LiveSettings(file)
+                .onMatching(java.util.regex.Pattern.compile("tbmq\\.listeners\\.\\w+\\.max-connections"), (k, v) -> applied.add(k + "=" + v))
+                .baseline();
+        Files.writeString(file, "tbmq.listeners.tcp.max-connections=100\ntbmq.listeners.ws.max-connections=7\nother=1\n");
+        live.refresh();
+        Files.writeString(file, "tbmq.listeners.tcp.max-connections=50\n");
+        live.refresh();
+        assertThat(applied).containsExactly("tbmq.listeners.ws.max-connections=7", "tbmq.listeners.tcp.max-connections=50");
+    }
 }

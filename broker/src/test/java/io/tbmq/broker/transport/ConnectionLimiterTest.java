@@ -71,4 +71,21 @@ class ConnectionLimiterTest {
             assertThat(connect(limiter).isOpen()).isTrue();
         }
     }
+
+    @Test
+    void newLimitsApplyToTheNextConnectionsAndLeaveOpenOnesAlone() {
+        ConnectionLimiter limiter = new ConnectionLimiter("tcp", 3, 0, new BrokerMetrics(registry), now::get);
+        List<EmbeddedChannel> open = List.of(connect(limiter), connect(limiter), connect(limiter));
+        limiter.maxConnections(1);
+        assertThat(open).as("already open above the new limit").allMatch(EmbeddedChannel::isOpen);
+        assertThat(connect(limiter).isOpen()).isFalse();
+        limiter.maxConnections(10);
+        assertThat(connect(limiter).isOpen()).isTrue();
+
+        limiter.maxConnectionRate(1);
+        assertThat(connect(limiter).isOpen()).as("within the first second's token").isTrue();
+        assertThat(connect(limiter).isOpen()).as("over the new rate").isFalse();
+        limiter.maxConnectionRate(0);
+        assertThat(connect(limiter).isOpen()).as("no rate limit again").isTrue();
+    }
 }

@@ -28,9 +28,24 @@ public final class BrokerSettings {
     static final String KAFKA_CLIENT_DIR = "/etc/tbmq/kafka";
     static final String LIVE_DIR = "/etc/tbmq/live";
     static final String LIVE_FILE = "live.properties";
-    /** Settings a running broker applies from its live settings file (tbmq.live-settings-file). */
-    public static final java.util.Set<String> LIVE = java.util.Set.of("tbmq.redis.lettuce-batch-size",
-            "tbmq.kafka.msg-all-partitions", "tbmq.persistence.persisted-partitions", "tbmq.kafka.replication-factor");
+    /**
+     * Settings a running broker applies from its live settings file (tbmq.live-settings-file), as the
+     * "Live settings" table of docs/configuration.md names them ({@code <l>} a listener, {@code <category>} a
+     * logger); a test holds the two equal.
+     */
+    public static final java.util.List<String> LIVE = java.util.List.of("tbmq.redis.lettuce-batch-size",
+            "tbmq.kafka.msg-all-partitions", "tbmq.persistence.persisted-partitions", "tbmq.kafka.replication-factor",
+            "tbmq.listeners.<l>.max-connections", "tbmq.listeners.<l>.max-connection-rate", "tbmq.security.password-cache-size",
+            "quarkus.log.level", "quarkus.log.category.\"<category>\".level");
+    private static final java.util.List<java.util.regex.Pattern> LIVE_KEYS = LIVE.stream()
+            .map(k -> java.util.regex.Pattern.compile(java.util.regex.Pattern.quote(k)
+                    .replace("<l>", "\\E(tcp|tls|ws|wss)\\Q").replace("\"<category>\"", "\\E\"?[^\"]+\"?\\Q")))
+            .toList();
+
+    /** Whether a running broker applies {@code key} without a restart. */
+    public static boolean isLive(String key) {
+        return LIVE_KEYS.stream().anyMatch(p -> p.matcher(key).matches());
+    }
 
     private BrokerSettings() {
     }
@@ -44,7 +59,7 @@ public final class BrokerSettings {
         p.put("tbmq.redis.lettuce-batch-size", Integer.toString(plan.lettuceBatchSize().value()));
         if (owner.getSpec().getBroker().getConfig() != null) {
             new TreeMap<>(owner.getSpec().getBroker().getConfig()).forEach((k, v) -> {
-                if (LIVE.contains(k)) {
+                if (isLive(k)) {
                     p.put(k, v);
                 }
             });
@@ -90,7 +105,7 @@ public final class BrokerSettings {
         listener(p, "wss", l.getWss(), broker.getTlsSecret());
         if (broker.getConfig() != null) {
             new TreeMap<>(broker.getConfig()).forEach((k, v) -> {
-                if (!LIVE.contains(k)) {
+                if (!isLive(k)) {
                     p.put(k, v);
                 }
             });

@@ -173,6 +173,42 @@ class DesiredObjectsTest {
     }
 
     @Test
+    void limitsAndLogLevelsInTheSpecGoToTheLiveFileAndRollNothing() {
+        TbmqCluster c = Samples.load("tbmq-dev.yaml", "iot");
+        Plan plan = SizingModel.plan(c.getSpec());
+        Names names = new Names(c.getMetadata().getName(), "iot");
+        String key = BrokerModel.CONFIG_HASH;
+        var before = BrokerModel.statefulSet(c, names, plan, BrokerModel.config(c, names, BrokerSettings.properties(c, plan, names)));
+        Map<String, String> live = Map.of("tbmq.listeners.tcp.max-connections", "5000", "tbmq.listeners.wss.max-connection-rate", "100",
+                "tbmq.security.password-cache-size", "50", "quarkus.log.level", "WARN",
+                "quarkus.log.category.\"io.tbmq.broker.protocol\".level", "DEBUG");
+        c.getSpec().getBroker().getConfig().putAll(live);
+        var after = BrokerModel.statefulSet(c, names, plan, BrokerModel.config(c, names, BrokerSettings.properties(c, plan, names)));
+        assertThat(after.getSpec().getTemplate().getMetadata().getAnnotations().get(key))
+                .isEqualTo(before.getSpec().getTemplate().getMetadata().getAnnotations().get(key));
+        assertThat(BrokerSettings.properties(c, plan, names)).doesNotContainKeys(live.keySet().toArray(String[]::new));
+        assertThat(BrokerSettings.live(c, plan, 12)).containsAllEntriesOf(live);
+        // Not live: a listener's port, another logging key.
+        assertThat(BrokerSettings.isLive("tbmq.listeners.tcp.port")).isFalse();
+        assertThat(BrokerSettings.isLive("tbmq.listeners.other.max-connections")).isFalse();
+        assertThat(BrokerSettings.isLive("quarkus.log.console.level")).isFalse();
+    }
+
+    @Test
+    void theLiveSettingsAreTheOnesDocumented() throws Exception {
+        String docs = java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "configuration.md"));
+        String section = docs.substring(docs.indexOf("## Live settings"));
+        int end = section.indexOf("\n## ", 3);
+        java.util.List<String> documented = new java.util.ArrayList<>();
+        for (String line : (end < 0 ? section : section.substring(0, end)).split("\n")) {
+            if (line.startsWith("| `")) {
+                documented.add(line.substring(3, line.indexOf('`', 3)));
+            }
+        }
+        assertThat(BrokerSettings.LIVE).containsExactlyInAnyOrderElementsOf(documented);
+    }
+
+    @Test
     void everyPodPassesTheRestrictedPodSecurityStandard() {
         TbmqCluster c = Samples.load("tbmq-p2p-200k.yaml", "iot");
         Plan plan = SizingModel.plan(c.getSpec());
