@@ -41,7 +41,11 @@ public final class LiveSettings {
         return this;
     }
 
-    /** {@code applier} receives key and new value of every key matching {@code pattern} whose value changes. */
+    /**
+     * {@code applier} receives key and new value of every key matching {@code pattern} whose value changes, and
+     * of every matching key already in the file at {@link #baseline()}: for a key the broker's own
+     * application.properties also sets (a log category), Quarkus may have preferred that value at start.
+     */
     public LiveSettings onMatching(Pattern pattern, BiConsumer<String, String> applier) {
         patternAppliers.put(pattern, applier);
         return this;
@@ -51,7 +55,10 @@ public final class LiveSettings {
     public synchronized LiveSettings baseline() {
         String content = read();
         lastContent = content;
-        applied = parse(content);
+        applied = new HashMap<>();
+        Map<String, String> now = parse(content);
+        applyMatching(now);
+        applied.putAll(now);
         return this;
     }
 
@@ -66,6 +73,10 @@ public final class LiveSettings {
         for (Map.Entry<String, Consumer<String>> e : appliers.entrySet()) {
             apply(e.getKey(), now.get(e.getKey()), e.getValue());
         }
+        applyMatching(now);
+    }
+
+    private void applyMatching(Map<String, String> now) {
         for (Map.Entry<Pattern, BiConsumer<String, String>> e : patternAppliers.entrySet()) {
             new java.util.TreeMap<>(now).forEach((key, value) -> {
                 if (e.getKey().matcher(key).matches()) {
