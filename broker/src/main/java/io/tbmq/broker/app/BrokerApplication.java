@@ -82,6 +82,7 @@ public class BrokerApplication {
     private java.util.concurrent.ScheduledExecutorService liveSettings;
     private java.util.concurrent.ScheduledExecutorService janitor;
     private java.util.concurrent.ScheduledExecutorService reloads;
+    private io.tbmq.broker.admin.AdminApi admin;
 
     void onStart(@Observes StartupEvent event) {
         if (config.persistence().deviceMessagesLimit() > 0xFFFF) {
@@ -132,6 +133,10 @@ public class BrokerApplication {
             metrics.gauge("tbmq.kafka.consumer.lag", "records this node's consumers are behind the topic's end", "topic", consumed,
                     () -> kafka.lag(consumed));
         }
+        admin = new io.tbmq.broker.admin.AdminApi(new io.tbmq.broker.admin.AdminToken(config.admin().token(), config.admin().tokenFile()),
+                new io.tbmq.broker.admin.ClusterSessions(node, core.sessions(), directory, (holder, clientId, command) -> sender.send(
+                        topics.downlinkBasic(holder), clientId.getBytes(StandardCharsets.UTF_8), command)),
+                core.retained());
         server = new MqttServer(config.listeners(), core.services());
         Map<String, String> compacted = Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
         int downlinkPartitions = config.cluster().downlinkPartitions();
@@ -355,5 +360,10 @@ public class BrokerApplication {
 
     public MqttServer server() {
         return server;
+    }
+
+    /** The admin API once the node has started (it answers for sessions only once it has read the directory), else null. */
+    public io.tbmq.broker.admin.AdminApi admin() {
+        return started ? admin : null;
     }
 }

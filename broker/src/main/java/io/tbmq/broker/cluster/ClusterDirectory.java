@@ -112,6 +112,11 @@ public final class ClusterDirectory implements RemoteSessions {
         }
     }
 
+    /** Every session other nodes hold, as last read. */
+    public java.util.Collection<SessionState> all() {
+        return java.util.Collections.unmodifiableCollection(remote.values());
+    }
+
     public int size() {
         return remote.size();
     }

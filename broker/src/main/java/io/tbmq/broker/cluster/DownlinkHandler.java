@@ -47,6 +47,10 @@ public final class DownlinkHandler implements LogConsumer.BatchHandler {
         List<CompletableFuture<Void>> forwarded = null;
         for (ConsumerRecord<byte[], byte[]> r : records) {
             String clientId = new String(r.key(), StandardCharsets.UTF_8);
+            if (AdminCommand.is(r.value())) {
+                command(clientId, r.value());
+                continue;
+            }
             DownlinkRecord d;
             try {
                 d = DownlinkRecord.decode(r.value());
@@ -63,6 +67,17 @@ public final class DownlinkHandler implements LogConsumer.BatchHandler {
             }
         }
         return forwarded == null ? DONE : CompletableFuture.allOf(forwarded.toArray(CompletableFuture[]::new));
+    }
+
+    private void command(String clientId, byte[] value) {
+        try {
+            AdminCommand c = AdminCommand.decode(value);
+            boolean done = sessions.disconnectByAdmin(clientId, c.epoch(), c.clear());
+            LOG.infof("administrator's %s of %s: %s", c.clear() ? "disconnect and clear" : "disconnect", LogText.of(clientId),
+                    done ? "done" : "no such session here any more");
+        } catch (RuntimeException e) {
+            BAD.info("skipping undecodable admin command for %s: %s", LogText.of(clientId), e.getMessage());
+        }
     }
 
     private CompletableFuture<Void> deliver(String clientId, DownlinkRecord d) {

@@ -31,6 +31,8 @@ public interface BrokerConfig {
 
     ClusterConfig cluster();
 
+    AdminConfig admin();
+
     /**
      * A properties file whose settings the broker applies while it runs when the file changes
      * (tbmq.redis.lettuce-batch-size, the partition counts and replication factor of topics it

@@ -445,6 +445,11 @@ public final class Connection implements DeliverySink {
         });
     }
 
+    @Override
+    public void disconnectedByAdmin() {
+        channel.eventLoop().execute(() -> disconnect(0x98, "disconnected by an administrator"));
+    }
+
     // ---- end of the connection ---------------------------------------------------------------
 
     /** The channel closed: Will, session detach, cleanup. Called once, on the event loop. */

@@ -28,4 +28,7 @@ public interface DeliverySink {
      * connection's Will (§3.1.2.5).
      */
     void takenOver(boolean successorCleanStart);
+
+    /** An administrator disconnects the client: DISCONNECT 0x98 Administrative action (v5), then close. */
+    void disconnectedByAdmin();
 }

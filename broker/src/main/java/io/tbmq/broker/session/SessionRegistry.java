@@ -215,6 +215,38 @@ public final class SessionRegistry {
     }
 
     /**
+     * An administrator disconnects a client held here (the admin API). Its connection, if any, is
+     * told DISCONNECT 0x98 and closes as any close by the server does (its Will goes out, a
+     * persistent session stays). With {@code clear} the session ends as well: its subscriptions, its
+     * stored messages and its directory entry go. {@code epoch} 0 stands for whichever session is
+     * here. Returns whether there was such a session.
+     */
+    public boolean disconnectByAdmin(String clientId, long epoch, boolean clear) {
+        ReentrantLock lock = lock(clientId);
+        lock.lock();
+        try {
+            Session session = sessions.get(clientId);
+            if (session == null || (epoch != 0 && session.epoch() != epoch)) {
+                return false;
+            }
+            DeliverySink connection = session.owner();
+            if (clear) {
+                session.expiryTimer(null);
+                if (connection != null) {
+                    session.detach(connection);
+                }
+                endLocked(session);
+            }
+            if (connection != null) {
+                connection.disconnectedByAdmin();
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * The connection of {@code session} closed. A session with expiry 0 ends now; otherwise it
      * ends after its expiry interval unless the client comes back [MQTT-3.1.2-23].
      */

@@ -107,7 +107,6 @@ public final class MqttServer {
         }
     }
 
-    /** The port a listener is bound to (useful with port 0), or -1 if it is not enabled. */
     /** Applies a new tbmq.listeners.&lt;listener&gt;.max-connections; a listener that is not enabled ignores it. */
     public void maxConnections(String listener, int max) {
         java.util.Optional.ofNullable(limiters.get(listener)).ifPresent(l -> l.maxConnections(max));
@@ -118,6 +117,7 @@ public final class MqttServer {
         java.util.Optional.ofNullable(limiters.get(listener)).ifPresent(l -> l.maxConnectionRate(perSecond));
     }
 
+    /** The port a listener is bound to (useful with port 0), or -1 if it is not enabled. */
     public int port(String listener) {
         return ports.getOrDefault(listener, -1);
     }

@@ -32,6 +32,30 @@ class SessionOwnershipTest {
     }
 
     @Test
+    void anAdministratorDisconnectsAClientAndItsPersistentSessionStaysUnlessCleared() {
+        Sink first = new Sink();
+        Session session = registry.open("dev", false, 600, first).session();
+        session.resume(first);
+        assertThat(registry.disconnectByAdmin("dev", session.epoch() + 1, false)).as("another session of the client").isFalse();
+        assertThat(first.byAdmin).isFalse();
+        assertThat(registry.disconnectByAdmin("dev", session.epoch(), false)).isTrue();
+        assertThat(first.byAdmin).isTrue();
+        registry.disconnected(session, first); // the connection closes
+        assertThat(registry.get("dev")).as("persistent: kept for its expiry").isSameAs(session);
+
+        Sink second = new Sink();
+        Session again = registry.open("dev", false, 600, second).session();
+        again.resume(second);
+        assertThat(registry.disconnectByAdmin("dev", 0, true)).isTrue();
+        assertThat(second.byAdmin).isTrue();
+        assertThat(registry.get("dev")).as("cleared at once").isNull();
+        assertThat(again.isEnded()).isTrue();
+        registry.disconnected(again, second); // the close that follows changes nothing
+        assertThat(registry.get("dev")).isNull();
+        assertThat(registry.disconnectByAdmin("dev", 0, true)).isFalse();
+    }
+
+    @Test
     void aReplacedConnectionWhoseLoadCompletesLateDoesNotTakeTheSessionBack() {
         Sink first = new Sink();
         Sink second = new Sink();
@@ -124,6 +148,7 @@ class SessionOwnershipTest {
     private final class Sink implements DeliverySink {
         final List<Long> written = new ArrayList<>();
         boolean takenOver;
+        boolean byAdmin;
 
         @Override
         public void scheduleDrain() {
@@ -158,6 +183,11 @@ class SessionOwnershipTest {
         @Override
         public void takenOver(boolean successorCleanStart) {
             takenOver = true;
+        }
+
+        @Override
+        public void disconnectedByAdmin() {
+            byAdmin = true;
         }
     }
 }

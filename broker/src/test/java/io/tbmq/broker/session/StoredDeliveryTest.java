@@ -55,6 +55,10 @@ class StoredDeliveryTest {
         @Override
         public void takenOver(boolean successorCleanStart) {
         }
+
+        @Override
+        public void disconnectedByAdmin() {
+        }
     };
 
     @BeforeEach
