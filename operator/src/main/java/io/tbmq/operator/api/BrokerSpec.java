@@ -28,6 +28,11 @@ public class BrokerSpec {
             + "(docs/security.md). Without it and without allowAnonymous nobody can connect.")
     private String credentialsSecret;
 
+    @JsonPropertyDescription("Secret whose key token is the bearer token of the brokers' admin API (sessions, disconnects, "
+            + "retained topics on the HTTP port; docs/operations.md). Without it the admin API is off. A rotated token applies "
+            + "without a restart.")
+    private String adminSecret;
+
     @JsonPropertyDescription("Let clients connect without credentials. Off by default.")
     private boolean allowAnonymous;
 
@@ -74,6 +79,14 @@ public class BrokerSpec {
 
     public void setTlsSecret(String tlsSecret) {
         this.tlsSecret = tlsSecret;
+    }
+
+    public String getAdminSecret() {
+        return adminSecret;
+    }
+
+    public void setAdminSecret(String adminSecret) {
+        this.adminSecret = adminSecret;
     }
 
     public String getCredentialsSecret() {

@@ -141,6 +141,7 @@ public final class BrokerModel {
         List<VolumeMount> mounts = new ArrayList<>();
         secretVolume("tls", broker.getTlsSecret(), BrokerSettings.TLS_DIR, volumes, mounts);
         secretVolume("credentials", broker.getCredentialsSecret(), BrokerSettings.CREDENTIALS_DIR, volumes, mounts);
+        secretVolume("admin", broker.getAdminSecret(), BrokerSettings.ADMIN_DIR, volumes, mounts);
         if (owner.getSpec().getKafka().getMode() == io.tbmq.operator.api.Mode.EXTERNAL) {
             secretVolume("kafka-client", owner.getSpec().getKafka().getClientSecret(), BrokerSettings.KAFKA_CLIENT_DIR,
                     volumes, mounts);
@@ -246,7 +247,8 @@ public final class BrokerModel {
         try {
             MessageDigest digest = MessageDigest.getInstance("SHA-256");
             new java.util.TreeMap<>(settings).forEach((k, v) -> digest.update((k + "=" + v + "\n").getBytes(StandardCharsets.UTF_8)));
-            digest.update(("tls=" + broker.getTlsSecret() + ",credentials=" + broker.getCredentialsSecret())
+            digest.update(("tls=" + broker.getTlsSecret() + ",credentials=" + broker.getCredentialsSecret()
+                    + (broker.getAdminSecret() == null ? "" : ",admin=" + broker.getAdminSecret()))
                     .getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(digest.digest(), 0, 8);
         } catch (NoSuchAlgorithmException e) {

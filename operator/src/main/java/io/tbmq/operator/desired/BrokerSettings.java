@@ -26,6 +26,7 @@ public final class BrokerSettings {
     static final String TLS_DIR = "/etc/tbmq/tls";
     static final String CREDENTIALS_DIR = "/etc/tbmq/credentials";
     static final String KAFKA_CLIENT_DIR = "/etc/tbmq/kafka";
+    static final String ADMIN_DIR = "/etc/tbmq/admin";
     static final String LIVE_DIR = "/etc/tbmq/live";
     static final String LIVE_FILE = "live.properties";
     /**
@@ -95,6 +96,9 @@ public final class BrokerSettings {
         p.put("tbmq.persistence.device-messages-limit", Integer.toString(persistence.getDeviceMessagesLimit()));
         p.put("tbmq.persistence.device-message-ttl", persistence.getDeviceMessageTtl());
         p.put("tbmq.security.allow-anonymous", Boolean.toString(broker.isAllowAnonymous()));
+        if (notBlank(broker.getAdminSecret())) {
+            p.put("tbmq.admin.token-file", ADMIN_DIR + "/token");
+        }
         if (notBlank(broker.getCredentialsSecret())) {
             p.put("tbmq.security.credentials-file", CREDENTIALS_DIR + "/credentials.yaml");
         }

@@ -23,6 +23,7 @@ public final class SecretReferences {
         var broker = spec.getBroker();
         require(errors, lookup, "spec.broker.tlsSecret", broker.getTlsSecret(), "tls.crt", "tls.key");
         require(errors, lookup, "spec.broker.credentialsSecret", broker.getCredentialsSecret(), "credentials.yaml");
+        require(errors, lookup, "spec.broker.adminSecret", broker.getAdminSecret(), "token");
         if (spec.getKafka().getMode() == Mode.EXTERNAL) {
             require(errors, lookup, "spec.kafka.clientSecret", spec.getKafka().getClientSecret(), "client.properties");
         }

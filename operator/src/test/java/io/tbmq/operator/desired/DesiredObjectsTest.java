@@ -195,6 +195,24 @@ class DesiredObjectsTest {
     }
 
     @Test
+    void anAdminSecretIsMountedAndNamedAsTheTokenFile() {
+        TbmqCluster c = Samples.load("tbmq-dev.yaml", "iot");
+        Plan plan = SizingModel.plan(c.getSpec());
+        Names names = new Names(c.getMetadata().getName(), "iot");
+        assertThat(BrokerSettings.properties(c, plan, names)).doesNotContainKey("tbmq.admin.token-file");
+        c.getSpec().getBroker().setAdminSecret("dev-admin");
+        assertThat(BrokerSettings.properties(c, plan, names)).containsEntry("tbmq.admin.token-file", "/etc/tbmq/admin/token");
+        var pod = BrokerModel.statefulSet(c, names, plan, BrokerModel.config(c, names, BrokerSettings.properties(c, plan, names)))
+                .getSpec().getTemplate().getSpec();
+        assertThat(pod.getVolumes()).filteredOn(v -> v.getSecret() != null).extracting(v -> v.getSecret().getSecretName())
+                .contains("dev-admin");
+        assertThat(pod.getContainers().get(0).getVolumeMounts()).anySatisfy(m -> {
+            assertThat(m.getMountPath()).isEqualTo("/etc/tbmq/admin");
+            assertThat(m.getReadOnly()).isTrue();
+        });
+    }
+
+    @Test
     void theLiveSettingsAreTheOnesDocumented() throws Exception {
         String docs = java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "configuration.md"));
         String section = docs.substring(docs.indexOf("## Live settings"));

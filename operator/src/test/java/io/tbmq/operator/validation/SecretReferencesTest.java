@@ -54,4 +54,14 @@ class SecretReferencesTest {
         spec.getKafka().setBootstrapServers("kafka:9092");
         assertThat(SecretReferences.check(spec, secrets::get)).extracting(FieldError::field).containsExactly("spec.kafka.clientSecret");
     }
+
+    @Test
+    void theAdminSecretNeedsItsTokenKey() {
+        TbmqClusterSpec spec = spec();
+        spec.getBroker().setAdminSecret("admin");
+        Map<String, Secret> secrets = Map.of("users", secret("users", "credentials.yaml"), "tls", secret("tls", "tls.crt", "tls.key"),
+                "admin", secret("admin", "password"));
+        assertThat(SecretReferences.check(spec, secrets::get)).extracting(FieldError::toString)
+                .containsExactly("spec.broker.adminSecret: Secret 'admin' has no key 'token'");
+    }
 }
