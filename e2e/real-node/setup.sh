@@ -25,7 +25,9 @@ log() { echo "[real-node setup +$(( $(date +%s) - T0 ))s] $*"; }
 # ------------------------------------------------------------------ apt packages (only the missing ones)
 APT_PKGS=(containerd runc containernetworking-plugins iptables conntrack nftables umoci socat redis-tools
           gcc libc6-dev openssl curl iproute2 python3)
-installed=" $(dpkg-query -W -f='${Package}=${Status}\n' "${APT_PKGS[@]}" 2>/dev/null | sed -n 's/=install ok installed$//p' | tr '\n' ' ') "
+# dpkg-query exits 1 when any of them is not installed: that is the case this looks for, not an error
+installed=" $( { dpkg-query -W -f='${Package}=${Status}\n' "${APT_PKGS[@]}" 2>/dev/null || true; } \
+  | sed -n 's/=install ok installed$//p' | tr '\n' ' ') "
 missing=()
 for p in "${APT_PKGS[@]}"; do [[ "$installed" == *" $p "* ]] || missing+=("$p"); done
 # a static busybox goes into the images; busybox-static replaces a dynamic busybox, so only when there is none
