@@ -58,6 +58,7 @@ class RealClusterFaultsE2E {
     static final List<ContinuousTraffic> traffic = new ArrayList<>();
     static final Map<String, String> report = new LinkedHashMap<>();
     static Instant t0;
+    static PodLogRecorder logs;
 
     @BeforeAll
     static void tryItOnOneMachine() throws Exception {
@@ -74,6 +75,7 @@ class RealClusterFaultsE2E {
         client = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(RealCluster.kubeconfig()))).build();
         password = Files.readString(repo.resolve(".cluster/dev-password")).trim();
         brokerHost = client.services().inNamespace(NS).withName(NAME + "-broker").get().getSpec().getClusterIP();
+        logs = new PodLogRecorder(client, List.of(NS, "tbmq-system"), repo.resolve("e2e/target/real-cluster/pod-logs"));
     }
 
     @AfterAll
@@ -81,6 +83,9 @@ class RealClusterFaultsE2E {
         traffic.forEach(ContinuousTraffic::close);
         Files.write(repo.resolve("e2e/target/real-cluster-e2e.txt"), report.entrySet().stream().map(e -> e.getKey() + ": " + e.getValue())
                 .toList());
+        if (logs != null) {
+            logs.close();
+        }
         if (client != null) {
             RealCluster.saveDiagnostics(client, repo, NS, repo.resolve("e2e/target/real-cluster"));
             client.close();
@@ -162,8 +167,16 @@ class RealClusterFaultsE2E {
         long withoutDup = pairs.stream().mapToLong(ContinuousTraffic.PairReport::duplicatesWithoutDup).sum();
         long reordered = pairs.stream().mapToLong(ContinuousTraffic.PairReport::reordered).sum();
         Map<String, Long> pauses = new LinkedHashMap<>();
+        Map<String, String> pausedPair = new LinkedHashMap<>();
+        Map<String, Integer> reconnects = new LinkedHashMap<>();
         for (ContinuousTraffic.PairReport p : pairs) {
-            p.longestPauseMillis().forEach((phase, ms) -> pauses.merge(phase, ms, Math::max));
+            p.longestPauseMillis().forEach((phase, ms) -> {
+                if (ms > pauses.getOrDefault(phase, -1L)) {
+                    pauses.put(phase, ms);
+                    pausedPair.put(phase, p.name() + " from " + p.longestPauseFrom().get(phase));
+                }
+            });
+            p.reconnectsIn().forEach((phase, n) -> reconnects.merge(phase, n, Integer::sum));
         }
         report.put("pairs", pairs.size() + " (100 QoS 1, 20 QoS 2), 10 msg/s each, persistent subscribers");
         report.put("acknowledged", Long.toString(acked));
@@ -179,7 +192,8 @@ class RealClusterFaultsE2E {
         }
         pairs.stream().flatMap(p -> p.lostMessages().stream().map(m -> p.name() + ": " + m))
                 .forEach(m -> report.merge("lost messages", m, (a, b) -> a + "; " + b));
-        pauses.forEach((phase, ms) -> report.put("longest pause, " + phase, ms + " ms"));
+        pauses.forEach((phase, ms) -> report.put("longest pause, " + phase, ms + " ms (" + pausedPair.get(phase) + ")"));
+        reconnects.forEach((phase, n) -> report.put("connections opened again, " + phase, Integer.toString(n)));
         report.forEach((k, v) -> System.out.printf("e2e real cluster: %s: %s%n", k, v));
         pairs.stream().filter(p -> p.lost() > 0 || p.duplicatesWithoutDup() > 0).limit(10)
                 .forEach(p -> System.out.println("e2e real cluster, pair with a problem: " + p));
@@ -201,7 +215,7 @@ class RealClusterFaultsE2E {
     private static void step(String name, Step body) throws Exception {
         traffic.forEach(t -> t.phase(name));
         long start = System.nanoTime();
-        System.out.printf("e2e real cluster: %s ...%n", name);
+        System.out.printf("e2e real cluster: %s ... (from %s)%n", name, Instant.now());
         body.run();
         report.put("duration, " + name, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start) + " s");
     }

@@ -58,9 +58,12 @@ public final class ContinuousTraffic implements AutoCloseable {
      * its sequence number and the phase it was acknowledged in, where a loss is looked for.
      * {@code skippedBeats} counts publishes not made because the publisher's window was full (the
      * broker acknowledging slower than the publisher's rate, or an acknowledgement that never came).
+     * {@code longestPauseFrom} tells when each phase's longest pause began (to find it in the servers'
+     * logs), {@code reconnectsIn} how often the pair's connections were opened again in each phase.
      */
     public record PairReport(String name, int qos, int acked, int lost, int duplicates, int duplicatesWithoutDup, int reordered,
-            Map<String, Long> longestPauseMillis, int reconnects, List<String> lostMessages, int skippedBeats) {
+            Map<String, Long> longestPauseMillis, int reconnects, List<String> lostMessages, int skippedBeats,
+            Map<String, java.time.Instant> longestPauseFrom, Map<String, Integer> reconnectsIn) {
     }
 
     private final Settings settings;
@@ -139,17 +142,24 @@ public final class ContinuousTraffic implements AutoCloseable {
         final BitSet received = new BitSet();
         final List<Long> arrivals = new ArrayList<>();
         final Map<String, Long> longestPause = new LinkedHashMap<>();
+        final Map<String, java.time.Instant> longestPauseFrom = new LinkedHashMap<>();
+        final Map<String, Integer> reconnectsIn = new LinkedHashMap<>();
         /** The phase each message was acknowledged in, by sequence number. */
         final Map<Integer, String> ackedIn = new java.util.HashMap<>();
         int duplicates;
         int duplicatesWithoutDup;
         long lastArrival;
+        long lastArrivalWallMillis;
 
         Pair(int index) {
             this.index = index;
             this.topic = "continuous/" + settings.name() + "/" + index + "/x";
             this.publisher = new Publisher(this);
             this.subscriber = new Subscriber(this);
+        }
+
+        synchronized void reconnecting() {
+            reconnectsIn.merge(phase, 1, Integer::sum);
         }
 
         synchronized void acknowledged(long seq) {
@@ -160,9 +170,14 @@ public final class ContinuousTraffic implements AutoCloseable {
         synchronized void arrived(long seq, boolean dup) {
             long now = System.nanoTime();
             if (lastArrival != 0) {
-                longestPause.merge(phase, TimeUnit.NANOSECONDS.toMillis(now - lastArrival), Math::max);
+                long pause = TimeUnit.NANOSECONDS.toMillis(now - lastArrival);
+                if (pause > longestPause.getOrDefault(phase, -1L)) {
+                    longestPause.put(phase, pause);
+                    longestPauseFrom.put(phase, java.time.Instant.ofEpochMilli(lastArrivalWallMillis));
+                }
             }
             lastArrival = now;
+            lastArrivalWallMillis = System.currentTimeMillis();
             if (received.get((int) seq)) {
                 duplicates++;
                 if (!dup) {
@@ -195,7 +210,7 @@ public final class ContinuousTraffic implements AutoCloseable {
                     .toList();
             return new PairReport(settings.name() + "-" + index, settings.qos(), acked.cardinality(), lost(), duplicates,
                     duplicatesWithoutDup, reordered, new LinkedHashMap<>(longestPause), publisher.reconnects + subscriber.reconnects,
-                    lostMessages, publisher.skippedBeats);
+                    lostMessages, publisher.skippedBeats, new LinkedHashMap<>(longestPauseFrom), new LinkedHashMap<>(reconnectsIn));
         }
     }
 
@@ -235,6 +250,7 @@ public final class ContinuousTraffic implements AutoCloseable {
         void retry() {
             if (!closing) {
                 reconnects++;
+                pair.reconnecting();
                 group.schedule(() -> {
                     try {
                         connect();
