@@ -95,7 +95,7 @@ public final class PersistedPipeline implements LogConsumer.BatchHandler {
             }
             long ttl = r.expiresAtMillis() == 0 ? defaultTtlSeconds : Math.max(1, (r.expiresAtMillis() - now + 999) / 1000);
             byClient.computeIfAbsent(clientId, c -> new ArrayList<>())
-                    .add(new DeviceMessageStore.Incoming(r.sourcePartition(), r.sourceOffset(), ttl, r.stored()));
+                    .add(new DeviceMessageStore.Incoming(r.sourcePartition(), record.partition(), r.sourceOffset(), ttl, r.stored()));
             targets.put(clientId, target);
         }
         if (byClient.isEmpty()) {

@@ -42,8 +42,20 @@ public final class DeviceMessageStore {
     private final LuaScript delivered = LuaScript.load("delivered");
     private final LuaScript clear = LuaScript.load("clear");
 
-    /** A message to store: its source position (for replay protection), time to live and value. */
-    public record Incoming(int sourcePartition, long sourceOffset, long ttlSeconds, byte[] value) {
+    /**
+     * A message to store: its source position (for replay protection), time to live and value.
+     * {@code viaPartition} is the partition of tbmq.msg.persisted it was read from: a replay is
+     * recognised by its source offset within one source partition read through one persisted
+     * partition. Both are needed because one client's messages of one source partition arrive through
+     * two persisted partitions once partitions are added (the client's key maps to another), and those
+     * two are read independently: a newer source offset stored through the new partition first must
+     * not make the older ones still queued in the old partition look like replays.
+     */
+    public record Incoming(int sourcePartition, int viaPartition, long sourceOffset, long ttlSeconds, byte[] value) {
+        /** The name the store keeps the last applied offset under. */
+        String stream() {
+            return sourcePartition + "/" + viaPartition;
+        }
     }
 
     /** Where a message was stored; packet id 0 means it had been stored before (a replay) and was skipped. */
@@ -143,7 +155,7 @@ public final class DeviceMessageStore {
             args.add(num(connected.test(client) ? 1 : 0));
             args.add(num(messages.size()));
             for (Incoming m : messages) {
-                args.add(num(m.sourcePartition()));
+                args.add(m.stream().getBytes(java.nio.charset.StandardCharsets.US_ASCII));
                 args.add(num(m.sourceOffset()));
                 args.add(num(Math.max(1, m.ttlSeconds())));
                 args.add(m.value());

@@ -1,14 +1,15 @@
 -- Stores messages for one or more DEVICE clients in one atomic call: one client, a slot group
 -- (Redis Cluster), or any clients at all on standalone Redis.
 -- KEYS: for each client i, 2 keys: messages zset, last packet id hash (fields: id = last packet
---   id, score = its score, delivered = highest score sent at least once, s<partition> = last
---   source offset applied from that partition).
+--   id, score = its score, delivered = highest score sent at least once, s<stream> = last
+--   source offset applied from that stream).
 -- ARGV[1] = per-client limit, ARGV[2] = number of clients, then per client:
 --   key prefix of its message strings, 1 if the client is connected (what is stored now is sent
 --   right after: mark it delivered, so a later session re-sends it with DUP), number of messages n,
---   then n times: source partition, source offset, ttl seconds, value
+--   then n times: stream (source partition/persisted partition), source offset, ttl seconds, value
 -- Per client, a message already applied (source offset not above the last one applied from that
--- source partition) is skipped, so replays from Kafka never store a message twice.
+-- stream) is skipped, so replays from Kafka never store a message twice. A stream is read in order
+-- by one consumer, which is what makes "not above the last one" mean "seen before".
 -- Scores keep growing past 65535 and across an emptied set while packet ids wrap to 1.
 -- One HMGET and one HSET per client: the per-message work is the message string and its zset entry.
 -- Returns per client: a flat list of packet id, score pairs for the messages stored (0, 0 for a
