@@ -56,7 +56,12 @@ up() {
   export KUBECONFIG=$kubeconfig
   "$KUBECTL" apply --server-side -f crds/ >&2
   for crd in e2e/target/strimzi-crds/*.yaml; do "$KUBECTL" apply --server-side -f "$crd" >&2; done
-  "$KUBECTL" wait --for condition=established --timeout=60s crd --all >&2
+  # kubectl wait fails at once, instead of waiting, on a CRD the API server has not given a status yet
+  for attempt in $(seq 30); do
+    "$KUBECTL" wait --for condition=established --timeout=60s crd --all >&2 && break
+    [ "$attempt" -lt 30 ] || { log "the CRDs did not become established"; exit 1; }
+    sleep 1
+  done
   kafka_tag=$(basename "$kafka" .oci.tar); kafka_tag=${kafka_tag#tbmq-kafka-}
   nohup java -cp "strimzi-standin/target/classes:$(cat strimzi-standin/target/runtime.classpath)" io.tbmq.standin.StrimziStandInMain \
     --kubeconfig "$kubeconfig" --kafka-image "localhost/tbmq-kafka:$kafka_tag" > "$STATE/standin.log" 2>&1 &
