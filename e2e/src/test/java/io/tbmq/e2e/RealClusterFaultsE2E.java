@@ -40,7 +40,7 @@ import io.tbmq.operator.api.TbmqCluster;
  * Afterwards no acknowledged message may be missing and no message may have arrived twice without
  * DUP; the longest pause a pair saw in each step goes to e2e/target/real-cluster-e2e.txt
  * (docs/reliability.md). Kafka comes from the Strimzi stand-in, a test double (docs/install.md).
- * Not yet part of make test: it still finds losses and long pauses (docs/reliability.md); run it
+ * Not yet part of make test: its scale edits still pause pairs longer than the target (docs/reliability.md); run it
  * with make test-real-cluster.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
