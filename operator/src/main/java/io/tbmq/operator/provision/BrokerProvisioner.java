@@ -36,26 +36,28 @@ public final class BrokerProvisioner {
     public Result reconcile(TbmqCluster owner, Plan plan, Names names, int partitions) {
         Map<String, String> settings = BrokerSettings.properties(owner, plan, names);
         ConfigMap config = BrokerModel.config(owner, names, settings);
-        ConfigMap oldConfig = applier.current(config);
-        applier.apply(config);
-        ConfigMap live = BrokerModel.liveConfig(owner, names, BrokerSettings.live(owner, plan, partitions));
+        Map<String, String> liveSettings = BrokerSettings.live(owner, plan, partitions);
+        ConfigMap live = BrokerModel.liveConfig(owner, names, liveSettings);
+        // Each Event is recorded before the write it announces: an operator stopped between the two
+        // writes it again on its next start (it still sees the change), never loses it.
         ConfigMap oldLive = applier.current(live);
-        applier.apply(live);
         if (oldLive != null && oldLive.getData() != null && !oldLive.getData().equals(live.getData())) {
             events.normal(owner, "BrokerSettingsApplied", "live settings changed, applied by the running brokers without a restart: "
-                    + String.join(", ", BrokerSettings.live(owner, plan, partitions).entrySet().stream()
-                            .map(e -> e.getKey() + "=" + e.getValue()).toList()));
+                    + String.join(", ", liveSettings.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList()));
         }
+        ConfigMap oldConfig = applier.current(config);
+        if (oldConfig != null && oldConfig.getData() != null && !oldConfig.getData().equals(config.getData())) {
+            events.normal(owner, "RollingBrokers", "broker settings changed (" + changed(oldConfig.getData(), config.getData())
+                    + "); rolling the brokers one at a time");
+        }
+        applier.apply(config);
+        applier.apply(live);
         applier.apply(BrokerModel.headless(owner, names));
         Service service = applier.apply(BrokerModel.clientService(owner, names));
         applier.apply(BrokerModel.disruptionBudget(owner, names));
         StatefulSet desired = BrokerModel.statefulSet(owner, names, plan, config);
         StatefulSet after = applier.apply(desired);
         int replicas = plan.brokers().value();
-        if (oldConfig != null && oldConfig.getData() != null && !oldConfig.getData().equals(config.getData())) {
-            events.normal(owner, "RollingBrokers", "broker settings changed (" + changed(oldConfig.getData(), config.getData())
-                    + "); rolling the brokers one at a time");
-        }
         int ready = readyReplicas(after);
         boolean rolledOut = rolledOut(after, replicas);
         String summary = ready + "/" + replicas;

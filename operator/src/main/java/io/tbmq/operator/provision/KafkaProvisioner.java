@@ -113,22 +113,23 @@ public final class KafkaProvisioner {
                 pools.add(applier.apply(KafkaModel.controllerPool(owner, names)));
                 KafkaNodePool desired = KafkaModel.brokerPool(owner, plan, names);
                 KafkaNodePool before = applier.current(desired);
-                pools.add(applier.apply(desired));
+                // Events go before the write they announce, so an operator stopped in between still records them.
                 if (before != null && before.getSpec().getReplicas() != brokers) {
                     events.normal(owner, "ScalingKafka", "Kafka brokers " + before.getSpec().getReplicas() + " -> " + brokers
                             + " (" + plan.kafkaBrokers().rule() + ")");
                 }
+                pools.add(applier.apply(desired));
             }
             applier.apply(KafkaModel.rebalanceTemplate(owner, names));
             kafka = applier.apply(KafkaModel.kafka(owner, plan, names));
             for (KafkaTopic topic : KafkaModel.topics(owner, plan, names, partitions)) {
                 KafkaTopic old = applier.current(topic);
-                topics.add(applier.apply(topic));
                 Integer was = old == null || old.getSpec() == null ? null : old.getSpec().getPartitions();
                 if (was != null && !Objects.equals(was, topic.getSpec().getPartitions())) {
                     events.normal(owner, "PartitionsRaised", "topic " + topic.getSpec().getTopicName() + " partitions "
                             + was + " -> " + topic.getSpec().getPartitions());
                 }
+                topics.add(applier.apply(topic));
             }
         } catch (KubernetesClientException e) {
             if (e.getCode() == 404) {

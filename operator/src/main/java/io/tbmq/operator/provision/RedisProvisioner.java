@@ -63,10 +63,11 @@ public final class RedisProvisioner {
         int replicas = Math.max(masters, current);
         RedisStorage.Decision storage = new RedisStorage(applier, events).decide(owner, names, before);
         volumeSize = storage.volumeSize();
-        StatefulSet applied = applier.apply(RedisModel.statefulSet(owner, names, replicas, volumeSize));
+        // Events go before the write they announce, so an operator stopped in between still records them.
         if (replicas > current && current > 0) {
             events.normal(owner, "ScalingRedis", "Redis pods " + current + " -> " + replicas + " (" + plan.redisMasters().rule() + ")");
         }
+        StatefulSet applied = applier.apply(RedisModel.statefulSet(owner, names, replicas, volumeSize));
 
         List<Pod> pods = readyPods(owner, names, replicas);
         if (pods.size() < replicas) {
@@ -128,9 +129,9 @@ public final class RedisProvisioner {
             return rolling;
         }
         if (replicas > masters) {
-            applier.apply(RedisModel.statefulSet(owner, names, masters, volumeSize));
             events.normal(owner, "ScalingRedis", "Redis pods " + replicas + " -> " + masters
                     + " after their slots moved to the remaining masters");
+            applier.apply(RedisModel.statefulSet(owner, names, masters, volumeSize));
             return progressing("ScalingDown", "removing drained Redis pods", masters, masters);
         }
         ComponentStatus ready = new ComponentStatus(CONDITION, true, "ClusterReady", masters

@@ -208,4 +208,30 @@ class TbmqClusterReconcilerIT {
         reconciler.reconcile(c, client);
         assertThat(condition(c, Conditions.DEGRADED).getLastTransitionTime()).isEqualTo("2020-01-01T00:00:00Z");
     }
+
+    @Test
+    void everyScaleEventIsRecordedBeforeTheWriteItAnnounces() {
+        // An operator stopped between a write and its Event would otherwise lose the Event for good: the
+        // next one finds nothing left to change. Written first, the Event is at worst recorded twice.
+        // (The mock server numbers resource versions across all objects, in the order they are written.)
+        TbmqCluster c = create("tbmq-p2p-1m.yaml");
+        reconciler.reconcile(c, client);
+        c.getMetadata().setGeneration(2L);
+        c.getSpec().getOverrides().setPartitions(24);
+        reconciler.reconcile(c, client);
+
+        long topic = version(client.resources(KafkaTopic.class).inNamespace(NS).withName("p2p-1m-msg-all").get());
+        long live = version(client.configMaps().inNamespace(NS).withName("p2p-1m-broker-live").get());
+        assertThat(version(event("PartitionsRaised"))).isLessThan(topic);
+        assertThat(version(event("BrokerSettingsApplied"))).isLessThan(live);
+    }
+
+    private io.fabric8.kubernetes.api.model.Event event(String reason) {
+        return client.v1().events().inNamespace(NS).list().getItems().stream().filter(e -> reason.equals(e.getReason()))
+                .findFirst().orElseThrow(() -> new AssertionError("no " + reason + " Event"));
+    }
+
+    private static long version(io.fabric8.kubernetes.api.model.HasMetadata o) {
+        return Long.parseLong(o.getMetadata().getResourceVersion());
+    }
 }
