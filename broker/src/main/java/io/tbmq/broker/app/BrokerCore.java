@@ -1,6 +1,7 @@
 package io.tbmq.broker.app;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -57,8 +58,9 @@ public final class BrokerCore implements AutoCloseable {
     private final WillService wills;
     private final Authenticator authenticator;
     /** Where the credentials came from and what they were at start; null for inline credentials. */
-    private final Path credentialsFile;
-    private final byte[] loadedCredentials;
+    private final List<Path> credentialFiles;
+    private final List<byte[]> loadedCredentials;
+    private final boolean inlineCredentials;
 
     /** {@code logFactory} receives the routing entry point, so an in-process log can route what it appends. */
     public BrokerCore(MqttConfig mqtt, SecurityConfig security, BrokerMetrics metrics, SessionStores stores,
@@ -96,9 +98,11 @@ public final class BrokerCore implements AutoCloseable {
                     }
                 }, hooks);
         this.router = new Router(trie, sessions, metrics);
-        this.credentialsFile = security.credentialsFile().map(Path::of).orElse(null);
-        this.loadedCredentials = credentialsFile == null ? null : read(credentialsFile);
-        this.authenticator = new Authenticator(credentials(security, loadedCredentials), security.allowAnonymous(),
+        this.credentialFiles = java.util.stream.Stream.of(security.credentialsFile(), security.usersFile())
+                .flatMap(java.util.Optional::stream).map(Path::of).toList();
+        this.loadedCredentials = credentialFiles.stream().map(BrokerCore::read).toList();
+        this.inlineCredentials = security.credentials().isPresent();
+        this.authenticator = new Authenticator(credentials(security, credentialFiles, loadedCredentials), security.allowAnonymous(),
                 security.passwordCacheSize(), authExecutor != null ? authExecutor : Runnable::run);
         this.services = new BrokerServices(mqtt, sessions, trie, retained, publisher, authenticator, wills, metrics, timers, stores);
         metrics.gauge("tbmq.sessions", "sessions on this node", sessions::size);
@@ -109,12 +113,17 @@ public final class BrokerCore implements AutoCloseable {
                 () -> sessions.all().stream().mapToLong(s -> s.queuedCount() + s.inflightCount()).sum());
     }
 
-    private static CredentialStore credentials(SecurityConfig security, byte[] file) {
+    private static CredentialStore credentials(SecurityConfig security, List<Path> files, List<byte[]> contents) {
         if (security.credentialsFile().isPresent() && security.credentials().isPresent()) {
             throw new IllegalArgumentException("set tbmq.security.credentials-file or tbmq.security.credentials, not both");
         }
-        CredentialStore store = file != null ? CredentialStore.parse(new String(file, java.nio.charset.StandardCharsets.UTF_8))
-                : security.credentials().map(CredentialStore::parse).orElseGet(CredentialStore::empty);
+        List<CredentialStore.Source> sources = new java.util.ArrayList<>();
+        security.credentials().ifPresent(inline -> sources.add(new CredentialStore.Source("tbmq.security.credentials", inline)));
+        for (int i = 0; i < files.size(); i++) {
+            sources.add(new CredentialStore.Source(files.get(i).toString(),
+                    new String(contents.get(i), java.nio.charset.StandardCharsets.UTF_8)));
+        }
+        CredentialStore store = sources.isEmpty() ? CredentialStore.empty() : CredentialStore.parse(sources);
         if (store.userCount() == 0 && !security.allowAnonymous()) {
             LOG.warn("no users configured and anonymous access is off: only X.509 clients listed in the credentials can connect");
         }
@@ -134,8 +143,9 @@ public final class BrokerCore implements AutoCloseable {
      * change while the process runs); {@code recheck} runs after each change applied.
      */
     public java.util.Optional<io.tbmq.broker.auth.CredentialsReloader> credentialsReloader(Runnable recheck) {
-        return credentialsFile == null ? java.util.Optional.empty()
-                : java.util.Optional.of(new io.tbmq.broker.auth.CredentialsReloader(credentialsFile, loadedCredentials, authenticator,
+        // Inline credentials stay as they are; with them, only a users file can change.
+        return credentialFiles.isEmpty() || inlineCredentials ? java.util.Optional.empty()
+                : java.util.Optional.of(new io.tbmq.broker.auth.CredentialsReloader(credentialFiles, loadedCredentials, authenticator,
                         recheck, applied -> metrics.reloaded("credentials", applied)));
     }
 

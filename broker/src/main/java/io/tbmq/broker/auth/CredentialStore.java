@@ -56,13 +56,60 @@ public final class CredentialStore {
     }
 
     public static CredentialStore parse(String yaml) {
+        return new CredentialStore(read(yaml, "credentials"));
+    }
+
+    /** One credentials file's content and where it came from (named in errors). */
+    public record Source(String name, String yaml) {
+    }
+
+    /**
+     * Several files as one: the credentials file and the users file the operator writes from
+     * TbmqUser resources. Users and certificate entries add up; a name in two files is an error
+     * rather than a silent winner, and only the first file may set the anonymous permissions.
+     */
+    public static CredentialStore parse(List<Source> sources) {
+        List<CredentialsFile.User> users = new java.util.ArrayList<>();
+        List<CredentialsFile.Certificate> certificates = new java.util.ArrayList<>();
+        Map<String, String> userFrom = new HashMap<>();
+        Map<String, String> certificateFrom = new HashMap<>();
+        CredentialsFile.Permissions anonymous = null;
+        for (int i = 0; i < sources.size(); i++) {
+            Source source = sources.get(i);
+            CredentialsFile file = read(source.yaml(), source.name());
+            for (CredentialsFile.User u : nullToEmpty(file.users())) {
+                String before = u.username() == null ? null : userFrom.putIfAbsent(u.username(), source.name());
+                if (before != null && !before.equals(source.name())) {
+                    throw new IllegalArgumentException("credentials: user '" + u.username() + "' is in both " + before + " and "
+                            + source.name());
+                }
+                users.add(u);
+            }
+            for (CredentialsFile.Certificate c : nullToEmpty(file.certificates())) {
+                String before = c.commonName() == null ? null : certificateFrom.putIfAbsent(c.commonName(), source.name());
+                if (before != null && !before.equals(source.name())) {
+                    throw new IllegalArgumentException("credentials: certificate '" + c.commonName() + "' is in both " + before
+                            + " and " + source.name());
+                }
+                certificates.add(c);
+            }
+            if (file.anonymous() != null && i > 0) {
+                throw new IllegalArgumentException("credentials: " + source.name()
+                        + " sets anonymous permissions; only the credentials file may");
+            }
+            anonymous = i == 0 ? file.anonymous() : anonymous;
+        }
+        return new CredentialStore(new CredentialsFile(users, certificates, anonymous));
+    }
+
+    private static CredentialsFile read(String yaml, String name) {
         try {
             ObjectMapper mapper = new ObjectMapper(new YAMLFactory())
                     .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true);
             CredentialsFile file = mapper.readValue(yaml, CredentialsFile.class);
-            return new CredentialStore(file == null ? new CredentialsFile(List.of(), List.of(), null) : file);
+            return file == null ? new CredentialsFile(List.of(), List.of(), null) : file;
         } catch (IOException e) {
-            throw new IllegalArgumentException("credentials: cannot parse YAML: " + e.getMessage(), e);
+            throw new IllegalArgumentException(name + ": cannot parse YAML: " + e.getMessage(), e);
         }
     }
 

@@ -17,6 +17,14 @@ public interface SecurityConfig {
     /** The same YAML inline, for example from a Kubernetes Secret in an environment variable. */
     Optional<String> credentials();
 
+    /**
+     * A second file of the same format, users and certificate entries only, added to the
+     * credentials: on Kubernetes the one the operator writes from TbmqUser resources. It is
+     * watched like the credentials file; a user or common name in both is an error (the broker
+     * does not start; a change that introduces one is refused and the credentials in force stay).
+     */
+    Optional<String> usersFile();
+
     /** Successful password checks remembered (by a SHA-256 of the password) so reconnects skip PBKDF2. */
     @WithDefault("10000")
     int passwordCacheSize();

@@ -1,6 +1,7 @@
 package io.tbmq.broker.auth;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -58,5 +59,32 @@ class CredentialsReloaderTest {
         assertThat(logsIn(auth, "b")).as("not locked out by a bad edit").isTrue();
         assertThat(rechecks).hasValue(0);
         assertThat(outcomes).containsExactly(false);
+    }
+
+    @Test
+    void aUsersFileAddsToTheCredentialsFileAndAConflictBetweenThemIsRefused() throws Exception {
+        Path credentials = Files.writeString(dir.resolve("credentials.yaml"), ONE);
+        Path users = Files.writeString(dir.resolve("users.yaml"), "users: []\n");
+        List<Path> files = List.of(credentials, users);
+        List<byte[]> loaded = List.of(Files.readAllBytes(credentials), Files.readAllBytes(users));
+        Authenticator auth = new Authenticator(CredentialStore.parse(List.of(new CredentialStore.Source("credentials.yaml", ONE),
+                new CredentialStore.Source("users.yaml", "users: []\n"))), false, 10, Runnable::run);
+        CredentialsReloader reloader = new CredentialsReloader(files, loaded, auth, rechecks::incrementAndGet, outcomes::add);
+
+        Files.writeString(users, "users:\n  - username: b\n    password: \"" + HASH + "\"\n");
+        reloader.run();
+        assertThat(logsIn(auth, "a")).isTrue();
+        assertThat(logsIn(auth, "b")).as("a user of the users file").isTrue();
+        assertThat(rechecks).hasValue(1);
+
+        // The same name in both files: refused, nothing changes.
+        Files.writeString(users, "users:\n  - username: a\n    password: \"" + HASH + "\"\n");
+        reloader.run();
+        assertThat(outcomes).containsExactly(true, false);
+        assertThat(logsIn(auth, "b")).as("the credentials in force stay").isTrue();
+        assertThatThrownBy(() -> CredentialStore.parse(List.of(new CredentialStore.Source("credentials.yaml", ONE),
+                new CredentialStore.Source("users.yaml", ONE)))).hasMessageContaining("user 'a' is in both credentials.yaml and users.yaml");
+        assertThatThrownBy(() -> CredentialStore.parse(List.of(new CredentialStore.Source("credentials.yaml", ONE),
+                new CredentialStore.Source("users.yaml", "anonymous:\n  publish: [\"#\"]\n")))).hasMessageContaining("anonymous");
     }
 }
