@@ -112,8 +112,11 @@ class ImagesE2E {
     void theOperatorImageBecomesReadyAgainstARealApiServer() throws Exception {
         Path rootfs = unpack("tbmq-operator");
         try (ControlPlane plane = ControlPlane.start(repo, work.resolve("k8s"), 1); var client = plane.client()) {
-            try (var crd = Files.newInputStream(repo.resolve("crds/tbmqclusters.tbmq.io-v1.yml"))) {
-                client.load(crd).serverSideApply();
+            // Both CRDs: the operator starts only where every resource it reconciles is served.
+            for (String crdFile : List.of("crds/tbmqclusters.tbmq.io-v1.yml", "crds/tbmqusers.tbmq.io-v1.yml")) {
+                try (var crd = Files.newInputStream(repo.resolve(crdFile))) {
+                    client.load(crd).serverSideApply();
+                }
             }
             // The kubeconfig with its certificates inlined, inside the image's filesystem.
             Path kubeconfig = rootfs.resolve("tmp/kubeconfig");

@@ -5,7 +5,7 @@ import io.javaoperatorsdk.operator.Operator;
 import io.tbmq.operator.reconciler.TbmqClusterReconciler;
 import io.tbmq.operator.redis.RedisEndpoints;
 
-/** The TBMQ operator's reconciler run by java-operator-sdk in this JVM, watching one namespace. */
+/** The TBMQ operator's reconcilers (TbmqCluster, TbmqUser) run by java-operator-sdk in this JVM, watching one namespace. */
 final class InProcessOperator implements AutoCloseable {
     private final Operator operator;
 
@@ -17,6 +17,7 @@ final class InProcessOperator implements AutoCloseable {
             TbmqClusterReconciler.Settings settings) {
         operator = new Operator(o -> o.withKubernetesClient(client).withCloseClientOnStop(false));
         operator.register(new TbmqClusterReconciler(redis, settings), c -> c.settingNamespaces(namespaces));
+        operator.register(new io.tbmq.operator.reconciler.TbmqUserReconciler(), c -> c.settingNamespaces(namespaces));
         operator.start();
     }
 

@@ -49,8 +49,11 @@ class OperatorBench {
         Files.createDirectories(work);
         List<RedisNode> redis = new ArrayList<>();
         try (ControlPlane plane = ControlPlane.start(repo, work, 12); KubernetesClient client = plane.client()) {
-            try (var crd = Files.newInputStream(repo.resolve("crds/tbmqclusters.tbmq.io-v1.yml"))) {
-                client.load(crd).serverSideApply();
+            // Both CRDs: the operator starts only where every resource it reconciles is served.
+            for (String crdFile : List.of("crds/tbmqclusters.tbmq.io-v1.yml", "crds/tbmqusers.tbmq.io-v1.yml")) {
+                try (var crd = Files.newInputStream(repo.resolve(crdFile))) {
+                    client.load(crd).serverSideApply();
+                }
             }
             StrimziCrds.install(client);
             client.resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build()).serverSideApply();

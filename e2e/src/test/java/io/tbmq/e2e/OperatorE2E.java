@@ -82,7 +82,7 @@ class OperatorE2E {
         await("CRDs established", () -> client.apiextensions().v1().customResourceDefinitions().list().getItems().stream()
                 .filter(c -> c.getStatus() != null && c.getStatus().getConditions().stream()
                         .anyMatch(x -> "Established".equals(x.getType()) && "True".equals(x.getStatus())))
-                .count() == 1 + StrimziCrds.FILES.size());
+                .count() == 2 + StrimziCrds.FILES.size()); // TbmqCluster, TbmqUser and Strimzi's
         // Every pod the operator writes must pass the restricted Pod Security Standard: the API server refuses the rest.
         for (String ns : List.of(NS, UNWATCHED)) {
             client.resource(new NamespaceBuilder().withNewMetadata().withName(ns)
@@ -122,9 +122,9 @@ class OperatorE2E {
     void everySampleAndAlmExampleIsAcceptedByTheCrdSchema() throws Exception {
         try (var files = Files.list(repo.resolve("config/samples"))) {
             for (Path sample : files.filter(f -> f.toString().endsWith(".yaml")).toList()) {
-                TbmqCluster c = Serialization.unmarshal(Files.newInputStream(sample), TbmqCluster.class);
-                c.getMetadata().setNamespace(NS);
-                client.resource(c).dryRun().create();
+                var r = Serialization.unmarshal(Files.newInputStream(sample), io.fabric8.kubernetes.api.model.GenericKubernetesResource.class);
+                r.getMetadata().setNamespace(NS);
+                client.resource(r).dryRun().create();
             }
         }
         // The OLM bundle's alm-examples, as OperatorHub would offer them.
@@ -132,11 +132,12 @@ class OperatorE2E {
                 repo.resolve("bundle/manifests/tbmq-operator.clusterserviceversion.yaml")), Map.class);
         @SuppressWarnings("unchecked")
         String examples = ((Map<String, String>) ((Map<String, Object>) csv.get("metadata")).get("annotations")).get("alm-examples");
-        TbmqCluster[] parsed = Serialization.unmarshal(examples, TbmqCluster[].class);
-        assertThat(parsed).hasSizeGreaterThanOrEqualTo(5);
-        for (TbmqCluster c : parsed) {
-            c.getMetadata().setNamespace(NS);
-            client.resource(c).dryRun().create();
+        var parsed = Serialization.unmarshal(examples, io.fabric8.kubernetes.api.model.GenericKubernetesResource[].class);
+        assertThat(parsed).hasSizeGreaterThanOrEqualTo(6);
+        assertThat(java.util.Arrays.stream(parsed).map(r -> r.getKind())).contains("TbmqCluster", "TbmqUser");
+        for (var r : parsed) {
+            r.getMetadata().setNamespace(NS);
+            client.resource(r).dryRun().create();
         }
     }
 
@@ -491,6 +492,55 @@ class OperatorE2E {
 
     @Test
     @Order(11)
+    void aTbmqUserGetsAPasswordReachesTheUsersFileWithoutARollAndLeavesWhenDeleted() throws Exception {
+        String hashBefore = sts(NAME + "-broker").getSpec().getTemplate().getMetadata().getAnnotations().get("tbmq.io/config-hash");
+        Path manifest = Files.createDirectories(repo.resolve("e2e/target")).resolve("tbmquser-meter.yaml");
+        String sample = Files.readString(repo.resolve("config/samples/tbmquser-meter.yaml"));
+        Files.writeString(manifest, sample.replace("cluster: dev", "cluster: " + NAME));
+        kubectl(repo, "-n", NS, "apply", "-f", manifest.toString());
+        await("TbmqUser meter-1 Ready", () -> userReady("meter-1"));
+        String table = kubectl(repo, "-n", NS, "get", "tbmqusers");
+        System.out.print(table);
+        assertThat(table).contains("CLUSTER", "AUTHENTICATION", "READY").containsPattern("meter-1\\s+" + NAME + "\\s+PASSWORD\\s+True");
+
+        String password = new String(java.util.Base64.getDecoder().decode(
+                client.secrets().inNamespace(NS).withName("meter-1").get().getData().get("password")));
+        await("meter-1 in the brokers' users file", () -> usersFile().contains("\"meter-1\""));
+        String hash = usersFile().replaceAll("(?s).*\"password\" : \"([^\"]+)\".*", "$1");
+        assertThat(io.tbmq.operator.users.PasswordHash.verify(password, hash)).as("the hash of the generated password").isTrue();
+        assertThat(sts(NAME + "-broker").getSpec().getTemplate().getMetadata().getAnnotations().get("tbmq.io/config-hash"))
+                .as("a user added rolls no broker").isEqualTo(hashBefore);
+
+        // The schema refuses what the CRD can say is wrong; the controller names what only it can check.
+        Files.writeString(manifest, sample.replace("cluster: dev", "cluster: " + NAME).replace("clientType: DEVICE", "clientType: ROBOT"));
+        assertThat(kubectlOutcome(repo, false, "-n", NS, "apply", "-f", manifest.toString())).contains("clientType");
+        String before = usersFile();
+        kubectl(repo, "-n", NS, "patch", "tbmquser", "meter-1", "--type=merge", "-p", "{\"spec\":{\"acl\":{\"publish\":[\"a/#/b\"]}}}");
+        await("InvalidSpec named", () -> {
+            var u = client.resources(io.tbmq.operator.api.TbmqUser.class).inNamespace(NS).withName("meter-1").get();
+            var c = u.getStatus() == null ? null : io.tbmq.operator.reconciler.Conditions.find(u.getStatus().getConditions(), "Ready");
+            return c != null && "InvalidSpec".equals(c.getReason()) && c.getMessage().contains("spec.acl.publish[0]");
+        });
+        assertThat(usersFile()).as("an invalid edit takes nothing from the brokers").isEqualTo(before);
+
+        kubectl(repo, "-n", NS, "delete", "tbmquser", "meter-1");
+        await("meter-1 out of the users file and its Secret gone", () -> !usersFile().contains("\"meter-1\"")
+                && client.secrets().inNamespace(NS).withName("meter-1").get() == null, Duration.ofSeconds(60));
+    }
+
+    private static boolean userReady(String name) {
+        var u = client.resources(io.tbmq.operator.api.TbmqUser.class).inNamespace(NS).withName(name).get();
+        var c = u == null || u.getStatus() == null ? null : io.tbmq.operator.reconciler.Conditions.find(u.getStatus().getConditions(), "Ready");
+        return c != null && "True".equals(c.getStatus());
+    }
+
+    private static String usersFile() {
+        var s = client.secrets().inNamespace(NS).withName(NAME + "-users").get();
+        return s == null ? "" : new String(java.util.Base64.getDecoder().decode(s.getData().get("users.yaml")));
+    }
+
+    @Test
+    @Order(12)
     void deletingTheClusterRemovesEverythingItOwns() throws Exception {
         kubectl(repo, "-n", NS, "delete", "tbmq", "--all");
         await("owned objects garbage-collected", () -> client.apps().statefulSets().inNamespace(NS).list().getItems().isEmpty()
@@ -502,12 +552,14 @@ class OperatorE2E {
     }
 
     @Test
-    @Order(12)
+    @Order(13)
     void makeUndeployRemovesTheOperatorAndTheCrd() throws Exception {
         plane.make(repo, "undeploy");
         await("operator and CRD gone", () -> client.apiextensions().v1().customResourceDefinitions()
                 .withName("tbmqclusters.tbmq.io").get() == null
+                && client.apiextensions().v1().customResourceDefinitions().withName("tbmqusers.tbmq.io").get() == null
                 && client.rbac().clusterRoles().withName("tbmqcluster-cluster-role").get() == null
+                && client.rbac().clusterRoles().withName("tbmquser-cluster-role").get() == null
                 && client.apps().deployments().inNamespace("tbmq-system").list().getItems().isEmpty());
     }
 

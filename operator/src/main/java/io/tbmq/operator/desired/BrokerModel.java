@@ -142,6 +142,8 @@ public final class BrokerModel {
         secretVolume("tls", broker.getTlsSecret(), BrokerSettings.TLS_DIR, volumes, mounts);
         secretVolume("credentials", broker.getCredentialsSecret(), BrokerSettings.CREDENTIALS_DIR, volumes, mounts);
         secretVolume("admin", broker.getAdminSecret(), BrokerSettings.ADMIN_DIR, volumes, mounts);
+        // Always mounted, even with no TbmqUser yet: the first one then applies without a roll.
+        secretVolume("users", names.brokerUsers(), BrokerSettings.USERS_DIR, volumes, mounts);
         if (owner.getSpec().getKafka().getMode() == io.tbmq.operator.api.Mode.EXTERNAL) {
             secretVolume("kafka-client", owner.getSpec().getKafka().getClientSecret(), BrokerSettings.KAFKA_CLIENT_DIR,
                     volumes, mounts);

@@ -27,6 +27,7 @@ public final class BrokerSettings {
     static final String CREDENTIALS_DIR = "/etc/tbmq/credentials";
     static final String KAFKA_CLIENT_DIR = "/etc/tbmq/kafka";
     static final String ADMIN_DIR = "/etc/tbmq/admin";
+    static final String USERS_DIR = "/etc/tbmq/users";
     static final String LIVE_DIR = "/etc/tbmq/live";
     static final String LIVE_FILE = "live.properties";
     /**
@@ -102,6 +103,7 @@ public final class BrokerSettings {
         if (notBlank(broker.getCredentialsSecret())) {
             p.put("tbmq.security.credentials-file", CREDENTIALS_DIR + "/credentials.yaml");
         }
+        p.put("tbmq.security.users-file", USERS_DIR + "/" + UsersModel.FILE);
         ListenersSpec l = broker.getListeners() == null ? new ListenersSpec() : broker.getListeners();
         listener(p, "tcp", l.getMqtt(), null);
         listener(p, "tls", l.getMqtts(), broker.getTlsSecret());

@@ -68,6 +68,11 @@ public record Names(String cluster, String namespace) {
         return brokers() + "-live";
     }
 
+    /** The users file written from the cluster's TbmqUsers (Secret, key users.yaml). */
+    public String brokerUsers() {
+        return cluster + "-users";
+    }
+
     public String brokerConfig() {
         return brokers() + "-config";
     }

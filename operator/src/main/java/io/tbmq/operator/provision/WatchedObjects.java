@@ -23,6 +23,12 @@ public interface WatchedObjects {
     /** Pods in {@code namespace} carrying every label of {@code labels}. */
     List<Pod> pods(String namespace, Map<String, String> labels);
 
+    /** The TbmqUsers whose spec.cluster names {@code cluster}. */
+    List<io.tbmq.operator.api.TbmqUser> users(String namespace, String cluster);
+
+    /** The password Secrets of {@code cluster}'s TbmqUsers. */
+    List<io.fabric8.kubernetes.api.model.Secret> userSecrets(String namespace, String cluster);
+
     /** The operator just wrote {@code after} over {@code before} (null when it created it). */
     void written(HasMetadata before, HasMetadata after);
 
@@ -42,6 +48,19 @@ public interface WatchedObjects {
             @Override
             public List<Pod> pods(String namespace, Map<String, String> labels) {
                 return client.pods().inNamespace(namespace).withLabels(labels).list().getItems();
+            }
+
+            @Override
+            public List<io.tbmq.operator.api.TbmqUser> users(String namespace, String cluster) {
+                return client.resources(io.tbmq.operator.api.TbmqUser.class).inNamespace(namespace).list().getItems().stream()
+                        .filter(u -> u.getSpec() != null && cluster.equals(u.getSpec().getCluster())).toList();
+            }
+
+            @Override
+            public List<io.fabric8.kubernetes.api.model.Secret> userSecrets(String namespace, String cluster) {
+                return client.secrets().inNamespace(namespace)
+                        .withLabels(io.tbmq.operator.desired.Labels.selector(cluster, io.tbmq.operator.desired.UsersModel.USER_COMPONENT))
+                        .list().getItems();
             }
 
             @Override

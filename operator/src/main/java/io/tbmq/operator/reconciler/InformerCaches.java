@@ -17,6 +17,8 @@ import io.tbmq.operator.provision.WatchedObjects;
 final class InformerCaches implements WatchedObjects {
     private final InformerEventSource<StatefulSet, TbmqCluster> statefulSets;
     private final InformerEventSource<Pod, TbmqCluster> pods;
+    private final InformerEventSource<io.tbmq.operator.api.TbmqUser, TbmqCluster> users;
+    private final InformerEventSource<io.fabric8.kubernetes.api.model.Secret, TbmqCluster> userSecrets;
 
     @SuppressWarnings("unchecked")
     InformerCaches(Context<TbmqCluster> context) {
@@ -24,6 +26,10 @@ final class InformerCaches implements WatchedObjects {
                 .getEventSourceFor(StatefulSet.class, TbmqClusterReconciler.STATEFUL_SETS);
         this.pods = (InformerEventSource<Pod, TbmqCluster>) context.eventSourceRetriever()
                 .getEventSourceFor(Pod.class, TbmqClusterReconciler.PODS);
+        this.users = (InformerEventSource<io.tbmq.operator.api.TbmqUser, TbmqCluster>) context.eventSourceRetriever()
+                .getEventSourceFor(io.tbmq.operator.api.TbmqUser.class, TbmqClusterReconciler.USERS);
+        this.userSecrets = (InformerEventSource<io.fabric8.kubernetes.api.model.Secret, TbmqCluster>) context.eventSourceRetriever()
+                .getEventSourceFor(io.fabric8.kubernetes.api.model.Secret.class, TbmqClusterReconciler.USER_SECRETS);
     }
 
     @Override
@@ -40,6 +46,17 @@ final class InformerCaches implements WatchedObjects {
     public List<Pod> pods(String namespace, Map<String, String> labels) {
         return pods.list(namespace, pod -> pod.getMetadata().getLabels() != null
                 && pod.getMetadata().getLabels().entrySet().containsAll(labels.entrySet())).toList();
+    }
+
+    @Override
+    public List<io.tbmq.operator.api.TbmqUser> users(String namespace, String cluster) {
+        return users.list(namespace, u -> u.getSpec() != null && cluster.equals(u.getSpec().getCluster())).toList();
+    }
+
+    @Override
+    public List<io.fabric8.kubernetes.api.model.Secret> userSecrets(String namespace, String cluster) {
+        return userSecrets.list(namespace, s -> s.getMetadata().getLabels() != null
+                && cluster.equals(s.getMetadata().getLabels().get(io.tbmq.operator.desired.Labels.INSTANCE))).toList();
     }
 
     /**

@@ -123,6 +123,8 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
 
     static final String STATEFUL_SETS = "statefulsets";
     static final String PODS = "pods";
+    static final String USERS = "users";
+    static final String USER_SECRETS = "usersecrets";
 
     /**
      * StatefulSets and pods of every TbmqCluster wake its reconcile as soon as they change (a pod
@@ -142,6 +144,15 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
                 new InformerEventSource<>(InformerEventSourceConfiguration.from(Pod.class, TbmqCluster.class)
                         .withName(PODS).withLabelSelector(selector)
                         .withOnUpdateFilter((now, before) -> RedisProvisioner.isReady(now) != RedisProvisioner.isReady(before))
+                        .withSecondaryToPrimaryMapper(TbmqClusterReconciler::byInstanceLabel).build(), context),
+                // Every change of a TbmqUser, and of a password in its Secret, rewrites the cluster's users file.
+                new InformerEventSource<>(InformerEventSourceConfiguration.from(io.tbmq.operator.api.TbmqUser.class, TbmqCluster.class)
+                        .withName(USERS)
+                        .withSecondaryToPrimaryMapper(u -> u.getSpec() == null || u.getSpec().getCluster() == null ? Set.of()
+                                : Set.of(new ResourceID(u.getSpec().getCluster(), u.getMetadata().getNamespace()))).build(), context),
+                new InformerEventSource<>(InformerEventSourceConfiguration.from(io.fabric8.kubernetes.api.model.Secret.class,
+                        TbmqCluster.class).withName(USER_SECRETS)
+                        .withLabelSelector(selector + "," + Labels.COMPONENT + "=" + io.tbmq.operator.desired.UsersModel.USER_COMPONENT)
                         .withSecondaryToPrimaryMapper(TbmqClusterReconciler::byInstanceLabel).build(), context));
     }
 
@@ -224,6 +235,9 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
 
         ComponentStatus kafkaStatus = kafka.reconcile(resource, plan, names, partitions);
         ComponentStatus redisStatus = new RedisProvisioner(applier, events, redisEndpoints).reconcile(resource, plan, names);
+        String ns = resource.getMetadata().getNamespace();
+        new io.tbmq.operator.provision.UsersProvisioner(applier).reconcile(resource, names, watched.users(ns, names.cluster()),
+                watched.userSecrets(ns, names.cluster()), TbmqUserReconciler.credentialsFileNames(client, resource));
         BrokerProvisioner.Result brokers = new BrokerProvisioner(applier, events).reconcile(resource, plan, names, partitions);
         long load = SizingModel.brokerLoad(resource.getSpec());
         ComponentStatus brokerStatus = plan.brokerCapacity() >= load ? brokers.status()

@@ -38,6 +38,8 @@ final class Manifests {
     /** Spec fields OperatorHub's form shows, with their UI hints. */
     static final Map<String, List<String>> SPEC_DESCRIPTORS = new LinkedHashMap<>();
     static final Map<String, List<String>> STATUS_DESCRIPTORS = new LinkedHashMap<>();
+    static final Map<String, List<String>> USER_SPEC_DESCRIPTORS = new LinkedHashMap<>();
+    static final Map<String, List<String>> USER_STATUS_DESCRIPTORS = new LinkedHashMap<>();
 
     static {
         SPEC_DESCRIPTORS.put("targetThroughput", List.of("urn:alm:descriptor:com.tectonic.ui:number"));
@@ -59,6 +61,15 @@ final class Manifests {
         STATUS_DESCRIPTORS.put("kafka", List.of("urn:alm:descriptor:text"));
         STATUS_DESCRIPTORS.put("endpoints", List.of("urn:alm:descriptor:text"));
         STATUS_DESCRIPTORS.put("observedGeneration", List.of("urn:alm:descriptor:text"));
+        USER_SPEC_DESCRIPTORS.put("cluster", List.of("urn:alm:descriptor:com.tectonic.ui:text"));
+        USER_SPEC_DESCRIPTORS.put("authentication.type", List.of("urn:alm:descriptor:com.tectonic.ui:select:PASSWORD",
+                "urn:alm:descriptor:com.tectonic.ui:select:TLS"));
+        USER_SPEC_DESCRIPTORS.put("authentication.commonName", List.of("urn:alm:descriptor:com.tectonic.ui:text"));
+        USER_SPEC_DESCRIPTORS.put("clientType", List.of("urn:alm:descriptor:com.tectonic.ui:select:DEVICE",
+                "urn:alm:descriptor:com.tectonic.ui:select:APPLICATION"));
+        USER_STATUS_DESCRIPTORS.put("conditions", List.of("urn:alm:descriptor:io.kubernetes.conditions"));
+        USER_STATUS_DESCRIPTORS.put("username", List.of("urn:alm:descriptor:text"));
+        USER_STATUS_DESCRIPTORS.put("secret", List.of("urn:alm:descriptor:io.kubernetes:Secret"));
     }
 
     private Manifests() {
@@ -68,8 +79,9 @@ final class Manifests {
     static Map<String, String> assemble(Path operatorTarget, Path repo) throws IOException {
         Map<String, String> out = new TreeMap<>();
         Path crd = operatorTarget.resolve("kubernetes/tbmqclusters.tbmq.io-v1.yml");
-        String crdText = orderPrinterColumns(Files.readString(crd));
-        out.put("crds/tbmqclusters.tbmq.io-v1.yml", crdText);
+        Path userCrd = operatorTarget.resolve("kubernetes/tbmqusers.tbmq.io-v1.yml");
+        out.put("crds/tbmqclusters.tbmq.io-v1.yml", orderPrinterColumns(Files.readString(crd)));
+        out.put("crds/tbmqusers.tbmq.io-v1.yml", orderPrinterColumns(Files.readString(userCrd)));
         out.put("config/install/operator.yaml", install(operatorTarget.resolve("kubernetes/kubernetes.yml")));
 
         Path bundle = operatorTarget.resolve("bundle/tbmq-operator");
@@ -81,7 +93,7 @@ final class Manifests {
                     text = orderPrinterColumns(text);
                 }
                 if (rel.endsWith(".clusterserviceversion.yaml")) {
-                    text = csv(text, YAML.readTree(Files.readString(crd)), samples(repo));
+                    text = csv(text, YAML.readTree(Files.readString(crd)), YAML.readTree(Files.readString(userCrd)), samples(repo));
                 }
                 out.put(rel, text);
             }
@@ -90,7 +102,8 @@ final class Manifests {
     }
 
     /** kubectl get tbmq's columns, in the order a reader wants them (the generator sorts them by JSON path). */
-    static final List<String> PRINTER_COLUMNS = List.of("Target", "Brokers", "Redis", "Kafka", "Ready", "Age");
+    static final List<String> PRINTER_COLUMNS = List.of("Target", "Cluster", "Authentication", "Brokers", "Redis", "Kafka", "Ready",
+            "Age");
 
     static String orderPrinterColumns(String crdYaml) throws IOException {
         ObjectNode crd = (ObjectNode) YAML.readTree(crdYaml);
@@ -136,6 +149,9 @@ final class Manifests {
             if (!kind.startsWith("Cluster")) {
                 ((ObjectNode) o.get("metadata")).put("namespace", NAMESPACE);
             }
+            if ("Deployment".equals(kind)) {
+                sortControllerVariables(o.at("/spec/template/spec/containers"));
+            }
             if (o.has("subjects")) {
                 for (JsonNode s : o.get("subjects")) {
                     ((ObjectNode) s).put("namespace", NAMESPACE);
@@ -146,7 +162,7 @@ final class Manifests {
         return out.toString();
     }
 
-    private static String csv(String generated, JsonNode crd, List<JsonNode> samples) throws IOException {
+    private static String csv(String generated, JsonNode crd, JsonNode userCrd, List<JsonNode> samples) throws IOException {
         ObjectNode csv = (ObjectNode) YAML.readTree(generated);
         ObjectNode annotations = ((ObjectNode) csv.get("metadata")).with("annotations");
         ArrayNode examples = JSON.createArrayNode();
@@ -154,13 +170,52 @@ final class Manifests {
         annotations.put("alm-examples", JSON.writerWithDefaultPrettyPrinter().writeValueAsString(examples));
         annotations.put("createdAt", CREATED_AT);
 
+        sortControllerVariables(csv.at("/spec/install/spec/deployments/0/spec/template/spec/containers"));
+
+        ObjectNode owned = owned(csv, "tbmqclusters.tbmq.io");
         JsonNode schema = crd.at("/spec/versions/0/schema/openAPIV3Schema/properties");
-        ObjectNode owned = (ObjectNode) csv.at("/spec/customresourcedefinitions/owned/0");
         owned.put("displayName", "TBMQ Cluster");
         owned.put("description", "An MQTT broker cluster with its Kafka and Redis Cluster, sized from a target throughput.");
         owned.set("specDescriptors", descriptors(SPEC_DESCRIPTORS, schema.get("spec")));
         owned.set("statusDescriptors", descriptors(STATUS_DESCRIPTORS, schema.get("status")));
+
+        ObjectNode user = owned(csv, "tbmqusers.tbmq.io");
+        JsonNode userSchema = userCrd.at("/spec/versions/0/schema/openAPIV3Schema/properties");
+        user.put("displayName", "TBMQ User");
+        user.put("description", "An MQTT user of a TBMQ cluster: a generated password or an X.509 common name, its client type "
+                + "and its ACL, applied by the brokers without a restart.");
+        user.set("specDescriptors", descriptors(USER_SPEC_DESCRIPTORS, userSchema.get("spec")));
+        user.set("statusDescriptors", descriptors(USER_STATUS_DESCRIPTORS, userSchema.get("status")));
         return YAML.writeValueAsString(csv);
+    }
+
+    /**
+     * The generators list the controllers' namespace variables in no fixed order: they go last, sorted, so a
+     * build is reproducible (nothing refers to them).
+     */
+    private static void sortControllerVariables(JsonNode containers) {
+        for (JsonNode container : containers) {
+            ArrayNode env = (ArrayNode) container.get("env");
+            if (env == null) {
+                continue;
+            }
+            List<JsonNode> vars = new ArrayList<>();
+            env.forEach(vars::add);
+            List<JsonNode> controllers = vars.stream().filter(v -> v.path("name").asText().startsWith("QUARKUS_OPERATOR_SDK_CONTROLLERS_"))
+                    .sorted(java.util.Comparator.comparing(v -> v.path("name").asText())).toList();
+            env.removeAll();
+            vars.stream().filter(v -> !controllers.contains(v)).forEach(env::add);
+            controllers.forEach(env::add);
+        }
+    }
+
+    private static ObjectNode owned(ObjectNode csv, String crdName) {
+        for (JsonNode o : csv.at("/spec/customresourcedefinitions/owned")) {
+            if (crdName.equals(o.path("name").asText())) {
+                return (ObjectNode) o;
+            }
+        }
+        throw new IllegalStateException("the CSV does not own " + crdName);
     }
 
     private static ArrayNode descriptors(Map<String, List<String>> wanted, JsonNode schema) {
