@@ -21,7 +21,8 @@ import io.tbmq.operator.api.TbmqCluster;
 /**
  * docs/install.md's "Try it on one machine", run as written on a real one-node Kubernetes (real
  * pods: containerd, runc, CNI, kube-proxy, CoreDNS): make cluster-up, make deploy, the dev sample,
- * a message through the broker Service to a subscriber, make cluster-down. The dev sample's pods
+ * a message through the broker Service to a subscriber, a TbmqUser connecting with its generated
+ * password, make cluster-down. The dev sample's pods
  * must pass the restricted Pod Security Standard and report the version their images are tagged
  * with. Kafka comes from the Strimzi stand-in, a test double (docs/install.md).
  */
@@ -43,6 +44,7 @@ class TryItOnOneMachineE2E {
         assertThat(commands.get(commands.size() - 1)).isEqualTo("make cluster-down");
         String out = Docs.run(repo, commands.subList(0, commands.size() - 1), Duration.ofMinutes(45));
         assertThat(out).as("the message went through the broker Service to a subscriber").contains("demo/hello hello from a real pod");
+        assertThat(out).as("a TbmqUser's generated password let it in").contains("meter-1 is in");
         System.out.printf("e2e: documented commands, to a message through a Ready cluster, in %d s%n",
                 Duration.between(t0, Instant.now()).toSeconds());
         client = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(RealCluster.kubeconfig()))).build();

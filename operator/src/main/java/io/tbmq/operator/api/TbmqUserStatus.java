@@ -11,7 +11,7 @@ import io.fabric8.kubernetes.api.model.Condition;
 public class TbmqUserStatus {
     private Long observedGeneration;
 
-    @JsonPropertyDescription("Ready: the user is in the cluster's users file (the brokers apply it within about a minute, as "
+    @JsonPropertyDescription("Ready: the user is in the cluster's users file (the brokers apply it within a minute or two, as "
             + "the kubelet updates the mounted Secret). False names the reason: InvalidSpec, ClusterNotFound, SecretConflict, "
             + "NameTaken.")
     private List<Condition> conditions = new ArrayList<>();

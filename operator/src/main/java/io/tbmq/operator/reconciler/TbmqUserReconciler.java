@@ -95,7 +95,7 @@ public class TbmqUserReconciler implements Reconciler<TbmqUser> {
         }
         Conditions.set(status.getConditions(), Conditions.READY, true, "Accepted", "given to the brokers of TbmqCluster "
                 + cluster.getMetadata().getName() + " (Secret " + cluster.getMetadata().getName()
-                + "-users); they apply it without a restart, within about a minute of the kubelet updating the mounted Secret",
+                + "-users); they apply it without a restart, once the kubelet has updated the mounted Secret",
                 generation, now);
         return UpdateControl.patchStatus(user);
     }
