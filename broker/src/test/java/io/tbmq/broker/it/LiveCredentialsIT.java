@@ -24,7 +24,10 @@ import javax.net.ssl.X509TrustManager;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 import com.hivemq.client.mqtt.MqttClient;
 import com.hivemq.client.mqtt.MqttGlobalPublishFilter;
@@ -46,6 +49,7 @@ import io.tbmq.localstack.Certificates;
  * A credentials Secret edited and a certificate renewed while clients are connected, as the
  * kubelet delivers them (the mounted files change in place): applied without a restart.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class LiveCredentialsIT {
     private static final Path FILES = Path.of("target", "live-credentials-files").toAbsolutePath();
     private static final String OLD = PasswordHasher.hash("old-pw".toCharArray(), 10_000);
@@ -53,6 +57,9 @@ class LiveCredentialsIT {
     private static ItStack it;
     private static BrokerNode broker;
     private static Path credentials;
+    /** The users file as the operator writes it from TbmqUsers (meter-1, password meter-secret). */
+    private static Path users;
+    private static String operatorUsers;
     private static Certificates first;
     private static Certificates renewed;
 
@@ -79,11 +86,16 @@ class LiveCredentialsIT {
                     password: "%1$s"
                     publish: ["#"]
                 """.formatted(OLD));
+        try (InputStream in = LiveCredentialsIT.class.getResourceAsStream("/io/tbmq/broker/auth/users-file-from-operator.json")) {
+            operatorUsers = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        users = Files.writeString(FILES.resolve("users.yaml"), operatorUsers);
         first = new Certificates(FILES.resolve("first")).ensureServer();
         renewed = new Certificates(FILES.resolve("renewed")).ensureServer();
         Files.copy(first.serverCert(), FILES.resolve("tls.crt"), StandardCopyOption.REPLACE_EXISTING);
         Files.copy(first.serverKey(), FILES.resolve("tls.key"), StandardCopyOption.REPLACE_EXISTING);
         it = ItStack.isolated("live-credentials-it", Map.of("tbmq.security.credentials-file", credentials.toString(),
+                "tbmq.security.users-file", users.toString(),
                 "tbmq.security.reload-interval", "500ms", "tbmq.listeners.tls.cert", FILES.resolve("tls.crt").toString(),
                 "tbmq.listeners.tls.key", FILES.resolve("tls.key").toString()));
         broker = it.broker();
@@ -127,7 +139,34 @@ class LiveCredentialsIT {
     }
 
     @Test
+    @Order(1)
+    void theOperatorsUsersFileAppliesBesideTheCredentialsFileAndAConflictChangesNothing() throws Exception {
+        Watched meter = connect("meter-1", "meter-secret");
+        Watched steady = connect("steady", "old-pw");
+        double refused = metric("tbmq_reloads_total{result=\"refused\",what=\"credentials\"");
+
+        // A user of the credentials file repeated in the users file: refused as a whole, nothing changes.
+        Files.writeString(users, "{\"users\": [{\"username\": \"steady\", \"password\": \"" + NEW + "\"}]}\n");
+        Awaitility.await().atMost(Duration.ofSeconds(15))
+                .until(() -> metric("tbmq_reloads_total{result=\"refused\",what=\"credentials\"") > refused);
+        assertThat(meter.told()).as("meter-1 stays connected").isNotDone();
+        assertThat(refusal("steady", "new-pw")).contains(Mqtt5ConnAckReasonCode.BAD_USER_NAME_OR_PASSWORD);
+
+        // The TbmqUser deleted: its connected client is told 0x87 and cannot come back.
+        Files.writeString(users, "{\"users\": [], \"certificates\": []}\n");
+        assertThat(meter.told().get(15, TimeUnit.SECONDS)).isEqualTo(Mqtt5DisconnectReasonCode.NOT_AUTHORIZED);
+        assertThat(refusal("meter-1", "meter-secret")).contains(Mqtt5ConnAckReasonCode.BAD_USER_NAME_OR_PASSWORD);
+        assertThat(steady.told()).as("a user of the credentials file is not touched").isNotDone();
+
+        Files.writeString(users, operatorUsers);
+        Awaitility.await().atMost(Duration.ofSeconds(15)).until(() -> refusal("meter-1", "meter-secret").isEmpty());
+        steady.client().disconnect();
+    }
+
+    @Test
+    @Order(2)
     void anEditedCredentialsFileAppliesToNewAndConnectedClientsWithoutARestart() throws Exception {
+        double appliedBefore = metric("tbmq_reloads_total{result=\"applied\",what=\"credentials\"");
         Watched steady = connect("steady", "old-pw");
         Watched leaver = connect("leaver", "old-pw");
         Watched rotated = connect("rotated", "old-pw");
@@ -185,12 +224,13 @@ class LiveCredentialsIT {
                 .until(() -> metric("tbmq_reloads_total{result=\"refused\",what=\"credentials\"") >= 1);
         assertThat(refusal("newcomer", "new-pw")).isEmpty();
         assertThat(steady.told()).isNotDone();
-        assertThat(metric("tbmq_reloads_total{result=\"applied\",what=\"credentials\"")).isEqualTo(1);
+        assertThat(metric("tbmq_reloads_total{result=\"applied\",what=\"credentials\"")).isEqualTo(appliedBefore + 1);
         steady.client().disconnect();
         writer.client().disconnect();
     }
 
     @Test
+    @Order(3)
     void aRenewedCertificateIsServedToNewConnections() throws Exception {
         assertThat(presented().getSerialNumber()).isEqualTo(read(first.serverCert()).getSerialNumber());
         Files.copy(renewed.serverKey(), FILES.resolve("tls.key"), StandardCopyOption.REPLACE_EXISTING);
