@@ -36,7 +36,11 @@ down() {
 up() {
   [ "$(id -u)" -eq 0 ] || { echo "error: a real node needs root (mounts, iptables, cgroups)" >&2; exit 1; }
   if [ -f "$STATE/env" ]; then
-    log "a cluster is up already: make cluster-down first"; grep KUBECONFIG "$STATE/env" | sed 's/^/export /'; exit 0
+    if [[ "$(REAL_NODE_ROOT=$ROOT "$NODE/leftovers.sh")" == running* ]]; then
+      log "a cluster is up already: make cluster-down first"; grep KUBECONFIG "$STATE/env" | sed 's/^/export /'; exit 0
+    fi
+    log "the cluster recorded in .cluster is gone (a reboot?): cleaning up after it"
+    down
   fi
   if [ ! -f broker/target/quarkus-app/quarkus-run.jar ] || [ ! -f operator/target/quarkus-app/quarkus-run.jar ] \
       || [ ! -f strimzi-standin/target/runtime.classpath ] || [ ! -d e2e/target/strimzi-crds ]; then

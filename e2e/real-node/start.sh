@@ -66,7 +66,13 @@ for a in "$@"; do
   IMPORTS+=("$n=$(readlink -f "$f")")
 done
 
-if ls "$RUN"/*.pid >/dev/null 2>&1; then echo "error: $RUN has pid files: run $HERE/stop.sh first" >&2; exit 1; fi
+# A node still up is refused; what a run cut short left (a reboot or a killed session: PID files of processes
+# that are gone, mounts, iptables chains) is cleaned up by stop.sh first, as a user would have to.
+. "$HERE/leftovers.sh"
+case "$(leftovers)" in
+  running*) echo "error: a node is up already ($(leftovers | cut -d' ' -f2-)): run $HERE/stop.sh first" >&2; exit 1 ;;
+  stale) log "the last run ended without stop.sh (its processes are gone): cleaning up after it"; "$HERE/stop.sh" ;;
+esac
 # never rm -rf across a mount a killed kubelet/containerd left behind (a bind mount may point into the host)
 if awk -v r="$R" '$2 == r || index($2, r "/") == 1 {f=1} END {exit !f}' /proc/mounts; then
   echo "error: mounts left under $R (a run not stopped?): run $HERE/stop.sh first" >&2; exit 1

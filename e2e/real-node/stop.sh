@@ -16,11 +16,8 @@ BRIDGE=tbmqcni0
 T0=$(date +%s%3N); log() { echo "[real-node stop +$(( $(date +%s%3N) - T0 ))ms] $*"; }
 [ -d "$RUN" ] || { log "nothing to stop ($RUN absent)"; exit 0; }
 
-# is PID still the process start.sh recorded? (its executable; " (deleted)" when the binary was rebuilt since)
-ours() { # name pid
-  local exe; exe=$(readlink "/proc/$2/exe" 2>/dev/null) || return 1
-  [ "${exe% (deleted)}" = "$(cat "$RUN/$1.exe" 2>/dev/null)" ]
-}
+# ours NAME PID: is PID still the process start.sh recorded?
+. "$(dirname "${BASH_SOURCE[0]}")/leftovers.sh"
 stop_pids() { # name...: SIGTERM to each recorded PID that is still ours, wait up to $WAIT s, then SIGKILL
   local n pid names=() pids=() i
   for n in "$@"; do
