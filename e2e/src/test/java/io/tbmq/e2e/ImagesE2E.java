@@ -44,6 +44,7 @@ class ImagesE2E {
     static Path work;
     static final List<Process> processes = new ArrayList<>();
     static final List<Path> mounts = new ArrayList<>();
+    static final Map<String, Path> UNPACKED = new java.util.HashMap<>();
 
     @BeforeAll
     static void buildImages() throws Exception {
@@ -105,6 +106,47 @@ class ImagesE2E {
                 pub.disconnect();
             }
             sub.disconnect();
+        }
+    }
+
+    /**
+     * A Kafka client that reads a reply from something other than Kafka takes its first four bytes for a
+     * size and runs out of heap (seen on the real node: a broker's admin client died that way at start-up
+     * and the broker then waited for Kafka for good, Ready=False, never restarted). The image's JVM must
+     * exit on OutOfMemoryError so that Kubernetes restarts the container.
+     */
+    @Test
+    void theBrokerImageExitsOnOutOfMemoryErrorSoKubernetesRestartsIt() throws Exception {
+        Path rootfs = unpack("tbmq-broker");
+        try (LocalStack stack = LocalStack.builder(work.resolve("stack-oom")).redis().start();
+                java.net.ServerSocket notKafka = new java.net.ServerSocket(0)) {
+            Thread answer = Thread.ofVirtual().start(() -> {
+                while (!notKafka.isClosed()) {
+                    try (Socket s = notKafka.accept()) {
+                        s.getInputStream().read(new byte[512]);
+                        // a size of 2 GiB, as a reply from a TLS or HTTP port reads to a Kafka client
+                        s.getOutputStream().write(new byte[] {0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xf0, 0, 0, 0, 0});
+                        s.getOutputStream().flush();
+                        Thread.sleep(2_000);
+                    } catch (IOException | InterruptedException e) {
+                        return;
+                    }
+                }
+            });
+            Map<String, String> env = new java.util.HashMap<>();
+            stack.brokerConfig().forEach((k, v) -> env.put(k.replaceAll("[^A-Za-z0-9]", "_").toUpperCase(), v));
+            env.put("TBMQ_KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:" + notKafka.getLocalPort());
+            env.put("TBMQ_SECURITY_ALLOW_ANONYMOUS", "true");
+            env.put("TBMQ_LISTENERS_TCP_PORT", Integer.toString(Ports.free()));
+            env.put("TBMQ_LISTENERS_WS_ENABLED", "false");
+            env.put("QUARKUS_HTTP_PORT", Integer.toString(Ports.free()));
+            env.put("TBMQ_NODE_ID", "image-oom");
+            env.put("JAVA_TOOL_OPTIONS", "-Xmx256m");
+            Path log = work.resolve("broker-oom.log");
+            Process broker = run(rootfs, env, log);
+            assertThat(broker.waitFor(120, TimeUnit.SECONDS)).as("the broker exited:\n" + Files.readString(log)).isTrue();
+            assertThat(Files.readString(log)).contains("Terminating due to java.lang.OutOfMemoryError");
+            answer.interrupt();
         }
     }
 
@@ -235,19 +277,24 @@ class ImagesE2E {
         return out;
     }
 
-    /** Unpacks the OCI archive the way a runtime does; returns the root filesystem, /proc mounted. */
-    private static Path unpack(String name) throws Exception {
+    /** Unpacks the OCI archive the way a runtime does (once per image); returns the root filesystem, /proc mounted. */
+    private static synchronized Path unpack(String name) throws Exception {
+        Path done = UNPACKED.get(name);
+        if (done != null) {
+            return done;
+        }
         Path layout = layout(name);
         Path bundle = work.resolve(name + "-bundle");
         exec("umoci", "unpack", "--image", layout + ":" + VERSION, bundle.toString());
         Path rootfs = bundle.resolve("rootfs");
         exec("mount", "-t", "proc", "proc", rootfs.resolve("proc").toString());
         mounts.add(rootfs.resolve("proc"));
+        UNPACKED.put(name, rootfs);
         return rootfs;
     }
 
     /** Runs the image's entrypoint from its runtime config: user, working directory, environment. */
-    private static void run(Path rootfs, Map<String, String> extraEnv, Path log) throws IOException {
+    private static Process run(Path rootfs, Map<String, String> extraEnv, Path log) throws IOException {
         JsonNode process = JSON.readTree(rootfs.resolveSibling("config.json").toFile()).get("process");
         List<String> cmd = new ArrayList<>(List.of("chroot", "--userspec=" + process.at("/user/uid").asInt() + ":"
                 + process.at("/user/gid").asInt(), rootfs.toString()));
@@ -260,7 +307,9 @@ class ImagesE2E {
         });
         pb.environment().putAll(extraEnv);
         // chroot does not change directory: the image's working directory is where relative paths land.
-        processes.add(pb.start());
+        Process p = pb.start();
+        processes.add(p);
+        return p;
     }
 
     private static void awaitPort(int port, Path log) throws Exception {
