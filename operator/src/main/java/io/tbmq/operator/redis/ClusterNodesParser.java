@@ -9,9 +9,11 @@ import java.util.Set;
 /**
  * Reads a node's own state out of its CLUSTER NODES reply: the "myself" line's slots and open
  * migrations ({@code [slot->-target]}, {@code [slot-<-source]}), and the ids of the nodes it can
- * talk to. A node flagged {@code fail}, {@code noaddr} or {@code handshake} is not known: after
- * every pod restarted with a new address, each node lists the others as failed at their old
- * addresses, and only a CLUSTER MEET at the new ones joins them again.
+ * talk to. A node flagged {@code fail}, {@code fail?}, {@code noaddr} or {@code handshake} is not
+ * known: after every pod restarted with a new address, each node lists the others at their old
+ * addresses, and only a CLUSTER MEET at the new ones joins them again. When all of them restarted
+ * together no node can reach a majority to turn its suspicion ({@code fail?}) into {@code fail}, so
+ * waiting for {@code fail} would wait for good; meeting a node that was only slow is harmless.
  */
 public final class ClusterNodesParser {
     private ClusterNodesParser() {
@@ -30,7 +32,8 @@ public final class ClusterNodesParser {
             }
             String flags = ',' + f[2] + ',';
             if (!flags.contains(",myself,")) {
-                if (!flags.contains(",fail,") && !flags.contains(",noaddr,") && !flags.contains(",handshake,")) {
+                if (!flags.contains(",fail,") && !flags.contains(",fail?,") && !flags.contains(",noaddr,")
+                        && !flags.contains(",handshake,")) {
                     known.add(f[0]);
                 }
                 continue;
