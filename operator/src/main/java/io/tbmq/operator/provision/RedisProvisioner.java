@@ -90,6 +90,12 @@ public final class RedisProvisioner {
                 if (step instanceof SlotStep.Done || step instanceof SlotStep.AwaitGossip) {
                     break;
                 }
+                if (step instanceof SlotStep.Move move && !admin.clusterStateOk(move.target().node())) {
+                    // A master that just joined learns who serves which slot by gossip; until then it
+                    // refuses the keys sent to it (CLUSTERDOWN) and the slots would stay open meanwhile.
+                    return progressing("Joining", "redis-" + move.target().ordinal()
+                            + " does not report cluster_state:ok yet, so no slot moves to it", masters, masters);
+                }
                 String done = admin.execute(step, states);
                 if (!(step instanceof SlotStep.Move move) || move.remaining() == 0) {
                     events.normal(owner, reason(step), done);

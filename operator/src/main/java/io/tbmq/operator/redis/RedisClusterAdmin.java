@@ -2,6 +2,7 @@ package io.tbmq.operator.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
@@ -22,12 +23,17 @@ import io.lettuce.core.resource.DefaultClientResources;
 /**
  * Talks to the Redis pods of one cluster for one reconcile: observes each node and carries out one
  * {@link SlotStep}. Slots are moved the way redis-cli does it (IMPORTING on the target, MIGRATING on
- * the source, MIGRATE of every key, then NODE on both), pipelined across the slots of a step, so
+ * the source, MIGRATE of every key, then NODE on both), pipelined across a round of a few dozen slots, so
  * keys stay readable throughout: a client asking the source for a moved key is redirected (ASK).
  */
 public final class RedisClusterAdmin implements AutoCloseable {
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
     private static final int KEYS_PER_MIGRATE = 100;
+    /**
+     * Slots opened (MIGRATING) at a time; see moveRound. Small enough that a round takes tens of
+     * milliseconds, large enough that the pipelined commands of a 1024-slot step need few rounds.
+     */
+    static final int SLOTS_PER_ROUND = 64;
 
     /** Event loops and timers shared by every admin session: creating them per reconcile costs more than the work. */
     private static final ClientResources RESOURCES = DefaultClientResources.builder().ioThreadPoolSize(2)
@@ -85,9 +91,20 @@ public final class RedisClusterAdmin implements AutoCloseable {
     }
 
     private void move(NodeState source, NodeState target, BitSet slots, List<NodeState> everyone) {
+        int[] all = slots.stream().toArray();
+        for (int from = 0; from < all.length; from += SLOTS_PER_ROUND) {
+            moveRound(source, target, Arrays.copyOfRange(all, from, Math.min(all.length, from + SLOTS_PER_ROUND)), everyone);
+        }
+    }
+
+    /**
+     * Moves a round of slots completely before the next round opens. While a slot is MIGRATING the
+     * brokers' scripts that create keys in it are refused (TRYAGAIN, "non local key") and retried,
+     * so a slot must stay open for as short a time as possible: a round, not a whole step.
+     */
+    private void moveRound(NodeState source, NodeState target, int[] list, List<NodeState> everyone) {
         var src = connection(source.node()).async();
         var dst = connection(target.node()).async();
-        int[] list = slots.stream().toArray();
         await(list, slot -> dst.clusterSetSlotImporting(slot, source.id()));
         await(list, slot -> src.clusterSetSlotMigrating(slot, target.id()));
         RedisCommands<byte[], byte[]> srcSync = sync(source.node());
@@ -112,14 +129,18 @@ public final class RedisClusterAdmin implements AutoCloseable {
         await(list, slot -> dst.clusterSetSlotNode(slot, target.id()));
         await(list, slot -> src.clusterSetSlotNode(slot, target.id()));
         // Tell every other master now rather than through gossip, so that a master removed right after
-        // this leaves nobody with a stale owner for these slots.
+        // this leaves nobody with a stale owner for these slots; all of them at once.
+        List<RedisFuture<String>> told = new ArrayList<>();
         for (NodeState other : everyone) {
             if (other.equals(source) || other.equals(target) || !other.known().contains(target.id())) {
                 continue;
             }
             var async = connection(other.node()).async();
-            await(list, slot -> async.clusterSetSlotNode(slot, target.id()));
+            for (int slot : list) {
+                told.add(async.clusterSetSlotNode(slot, target.id()));
+            }
         }
+        awaitAll(told);
     }
 
     private void forget(List<NodeState> members, NodeState removed) {
@@ -141,6 +162,10 @@ public final class RedisClusterAdmin implements AutoCloseable {
         for (int slot : slots) {
             futures.add(command.apply(slot));
         }
+        awaitAll(futures);
+    }
+
+    private static void awaitAll(List<RedisFuture<String>> futures) {
         if (!LettuceFutures.awaitAll(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS, futures.toArray(new RedisFuture[0]))) {
             throw new IllegalStateException("Redis did not answer within " + TIMEOUT);
         }

@@ -1,0 +1,107 @@
+package io.tbmq.operator.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/** Real redis-server processes in cluster mode on free local ports, stopped by the process handles started here. */
+final class RedisServers implements AutoCloseable {
+    static final int NODE_TIMEOUT_MILLIS = 1000;
+
+    private final Path dir;
+    private final List<Process> servers = new ArrayList<>();
+
+    RedisServers(Path dir) {
+        this.dir = dir;
+    }
+
+    /** Starts {@code count} nodes with ordinals from {@code firstOrdinal}, each on a new free port, and waits until they listen. */
+    List<RedisNode> start(int firstOrdinal, int count) throws IOException, InterruptedException {
+        List<RedisNode> nodes = new ArrayList<>();
+        for (int i = firstOrdinal; i < firstOrdinal + count; i++) {
+            int p = freePort();
+            Path data = Files.createDirectories(dir.resolve("redis-" + i + "-" + p));
+            Process server = new ProcessBuilder("redis-server", "--port", Integer.toString(p), "--bind", "127.0.0.1",
+                    "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                    "--cluster-node-timeout", Integer.toString(NODE_TIMEOUT_MILLIS), "--dir", data.toString(),
+                    "--save", "", "--appendonly", "no", "--daemonize", "no")
+                    .redirectErrorStream(true).redirectOutput(data.resolve("redis.log").toFile()).start();
+            servers.add(server);
+            nodes.add(new RedisNode(i, "127.0.0.1", p));
+        }
+        for (RedisNode n : nodes) {
+            long until = System.currentTimeMillis() + 10_000;
+            while (!listening(n.port())) {
+                assertThat(System.currentTimeMillis()).as("redis-server on %d", n.port()).isLessThan(until);
+                Thread.sleep(50);
+            }
+        }
+        return nodes;
+    }
+
+    /** Stops every node started so far and waits for each to exit. */
+    void stopAll() throws InterruptedException {
+        for (Process p : servers) {
+            p.destroy();
+            assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        }
+        servers.clear();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        for (Process p : servers) {
+            p.destroy();
+            p.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /** What RedisProvisioner does over successive reconciles, until every node says cluster_state:ok. */
+    static void converge(RedisClusterAdmin admin, List<RedisNode> nodes, int masters, int slotsPerStep) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + 60_000;
+        SlotStep last = null;
+        while (System.currentTimeMillis() < deadline) {
+            List<NodeState> states = nodes.stream().map(admin::observe).toList();
+            last = SlotPlanner.next(states, masters, slotsPerStep);
+            if (last instanceof SlotStep.Done) {
+                if (nodes.stream().allMatch(admin::clusterStateOk)) {
+                    return;
+                }
+            } else if (!(last instanceof SlotStep.Move move) || admin.clusterStateOk(move.target().node())) {
+                admin.execute(last, states);
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("the cluster did not converge in 60 s; last step " + last + ", cluster_state:ok on "
+                + nodes.stream().filter(admin::clusterStateOk).toList());
+    }
+
+    private static boolean listening(int port) {
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** A port whose cluster bus port (+10000) is free too. */
+    private static int freePort() {
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int p = ThreadLocalRandom.current().nextInt(21000, 25000);
+            try (ServerSocket a = new ServerSocket(p); ServerSocket b = new ServerSocket(p + 10000)) {
+                return p;
+            } catch (IOException taken) {
+                // try another
+            }
+        }
+        throw new IllegalStateException("no free port pair");
+    }
+}
