@@ -101,13 +101,20 @@ public final class PersistedPipeline implements LogConsumer.BatchHandler {
         if (byClient.isEmpty()) {
             return DONE;
         }
-        return store.add(byClient, c -> targets.get(c).connected()).thenCompose(assigned -> deliver(byClient, targets, assigned));
+        // Each call's clients are served as soon as their messages are stored; the batch (and its
+        // commit) is done when every call is.
+        List<CompletableFuture<Void>> delivered = new ArrayList<>();
+        for (CompletableFuture<Map<String, List<DeviceMessageStore.Assigned>>> call : store.addEach(byClient, c -> targets.get(c).connected())) {
+            delivered.add(call.thenCompose(assigned -> deliver(byClient, targets, assigned)));
+        }
+        return CompletableFuture.allOf(delivered.toArray(CompletableFuture[]::new));
     }
 
     private CompletableFuture<Void> deliver(Map<String, List<DeviceMessageStore.Incoming>> byClient, Map<String, Target> targets,
             Map<String, List<DeviceMessageStore.Assigned>> assigned) {
         List<CompletableFuture<Void>> forwarded = null;
-        for (Map.Entry<String, List<DeviceMessageStore.Incoming>> e : byClient.entrySet()) {
+        for (Map.Entry<String, List<DeviceMessageStore.Assigned>> stored : assigned.entrySet()) {
+            Map.Entry<String, List<DeviceMessageStore.Incoming>> e = Map.entry(stored.getKey(), byClient.get(stored.getKey()));
             Target target = targets.get(e.getKey());
             if (LOG.isDebugEnabled()) {
                 LOG.debugf("stored %d for %s (connected %s): %s", e.getValue().size(), e.getKey(), target.connected(),
@@ -116,7 +123,7 @@ public final class PersistedPipeline implements LogConsumer.BatchHandler {
             if (!target.connected()) {
                 continue;
             }
-            List<DeviceMessageStore.Assigned> ids = assigned.get(e.getKey());
+            List<DeviceMessageStore.Assigned> ids = stored.getValue();
             for (int i = 0; i < e.getValue().size(); i++) {
                 DeviceMessageStore.Assigned a = ids.get(i);
                 if (a.packetId() == 0) {

@@ -113,6 +113,20 @@ public final class DeviceMessageStore {
      */
     public CompletableFuture<Map<String, List<Assigned>>> add(Map<String, List<Incoming>> byClient,
             java.util.function.Predicate<String> connected) {
+        List<CompletableFuture<Map<String, List<Assigned>>>> futures = addEach(byClient, connected);
+        return CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).thenApply(v -> {
+            Map<String, List<Assigned>> all = new HashMap<>();
+            futures.forEach(f -> all.putAll(f.join()));
+            return all;
+        });
+    }
+
+    /**
+     * The same as {@link #add}, one future per script call (a client's messages are all in one call),
+     * so that the clients of a call that is done need not wait for a call held up by a moving slot.
+     */
+    public List<CompletableFuture<Map<String, List<Assigned>>>> addEach(Map<String, List<Incoming>> byClient,
+            java.util.function.Predicate<String> connected) {
         Map<Object, List<String>> calls = new LinkedHashMap<>();
         for (String client : byClient.keySet()) {
             calls.computeIfAbsent(callGroup(client), g -> new ArrayList<>()).add(client);
@@ -133,11 +147,7 @@ public final class DeviceMessageStore {
             }
             futures.add(addCall(chunk, byClient, connected));
         }
-        return CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).thenApply(v -> {
-            Map<String, List<Assigned>> all = new HashMap<>();
-            futures.forEach(f -> all.putAll(f.join()));
-            return all;
-        });
+        return futures;
     }
 
     private CompletableFuture<Map<String, List<Assigned>>> addCall(List<String> clients, Map<String, List<Incoming>> byClient,

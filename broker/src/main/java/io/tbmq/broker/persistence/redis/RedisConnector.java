@@ -53,6 +53,8 @@ public final class RedisConnector implements AutoCloseable {
     private volatile long lastPingOk;
     private volatile String lastError = "not checked yet";
     private final ScriptTimer scriptTimer;
+    /** How long a script refused by a slot move is tried again before its caller is told. */
+    private static final long RESHARD_RETRY_NANOS = TimeUnit.SECONDS.toNanos(3);
 
     public RedisConnector(RedisConfig config) {
         this(config, ScriptTimer.NONE);
@@ -77,6 +79,9 @@ public final class RedisConnector implements AutoCloseable {
             c.setOptions(ClusterClientOptions.builder()
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                     .timeoutOptions(timeouts)
+                    // A master added by a scale-up answers MOVED before the next topology refresh
+                    // lists it; follow the redirect instead of refusing it until then.
+                    .validateClusterNodeMembership(false)
                     .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                             .enablePeriodicRefresh(Duration.ofSeconds(30)).enableAllAdaptiveRefreshTriggers().build())
                     .build());
@@ -159,6 +164,17 @@ public final class RedisConnector implements AutoCloseable {
         long start = System.nanoTime();
         CompletableFuture<Object> done = new CompletableFuture<>();
         done.whenComplete((v, e) -> scriptTimer.completed(script.name(), System.nanoTime() - start, e != null));
+        attempt(script, keys, args, done, start, 0);
+        return done;
+    }
+
+    /**
+     * One run of the script; a run refused because its slot is being moved between masters is run
+     * again after a short pause (every script here may run twice: the stores recognise what they
+     * applied), for up to {@link #RESHARD_RETRY_NANOS}, so a moving slot holds up only its own keys
+     * for about as long as the move takes instead of failing the caller's whole batch.
+     */
+    private void attempt(LuaScript script, byte[][] keys, byte[][] args, CompletableFuture<Object> done, long start, int retries) {
         this.<Object>submit(c -> c.evalsha(script.sha(), ScriptOutputType.MULTI, keys, args)).whenComplete((value, error) -> {
             if (error == null) {
                 done.complete(value);
@@ -168,14 +184,34 @@ public final class RedisConnector implements AutoCloseable {
                             if (e == null) {
                                 done.complete(v);
                             } else {
-                                done.completeExceptionally(e);
+                                retryOrFail(script, keys, args, done, start, retries, e);
                             }
                         });
             } else {
-                done.completeExceptionally(error);
+                retryOrFail(script, keys, args, done, start, retries, error);
             }
         });
-        return done;
+    }
+
+    private void retryOrFail(LuaScript script, byte[][] keys, byte[][] args, CompletableFuture<Object> done, long start, int retries,
+            Throwable error) {
+        if (!isResharding(unwrap(error)) || System.nanoTime() - start > RESHARD_RETRY_NANOS) {
+            done.completeExceptionally(error);
+            return;
+        }
+        long delayMillis = Math.min(200, 10L << Math.min(retries, 5));
+        try {
+            flusher.schedule(() -> attempt(script, keys, args, done, start, retries + 1), delayMillis, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            done.completeExceptionally(error);
+        }
+    }
+
+    /** Errors Redis Cluster answers while a slot moves between masters (Lettuce follows MOVED and ASK itself). */
+    static boolean isResharding(Throwable error) {
+        String message = error.getMessage();
+        return message != null && (message.startsWith("TRYAGAIN") || message.contains("non local key")
+                || error instanceof io.lettuce.core.cluster.UnknownPartitionException);
     }
 
     private static Throwable unwrap(Throwable t) {

@@ -1,0 +1,150 @@
+package io.tbmq.broker.persistence.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import io.tbmq.broker.config.RedisConfig;
+import io.tbmq.localstack.RedisCli;
+import io.tbmq.localstack.RedisCluster;
+import io.tbmq.localstack.RedisNode;
+
+/**
+ * The DEVICE message store while the operator moves a client's slot between masters, on a real
+ * three-master Redis Cluster: Redis refuses the store's script while the slot is open (the script
+ * creates a key the source no longer may), and the store runs it again until the slot is closed
+ * instead of failing the whole batch of the persisted consumer, which would then be retried with
+ * every other client's messages in it (seen on a real node during a scale-up).
+ */
+class DeviceMessageStoreSlotMoveIT {
+    static RedisCluster cluster;
+    static RedisConnector connector;
+    static DeviceMessageStore store;
+    static final RedisKeys KEYS = new RedisKeys(0);
+
+    @BeforeAll
+    static void start() throws Exception {
+        cluster = new RedisCluster(Files.createTempDirectory(Path.of("target").toAbsolutePath(), "slot-move-it"), 3, false)
+                .start(Duration.ofSeconds(30));
+        connector = new RedisConnector(new RedisConfig() {
+            public String mode() {
+                return "cluster";
+            }
+
+            public String nodes() {
+                return cluster.addresses();
+            }
+
+            public Optional<String> password() {
+                return Optional.empty();
+            }
+
+            public int lettuceBatchSize() {
+                return 1;
+            }
+
+            public Duration flushInterval() {
+                return Duration.ofMillis(1);
+            }
+
+            public Duration commandTimeout() {
+                return Duration.ofSeconds(5);
+            }
+
+            public int slotGroups() {
+                return 0;
+            }
+        });
+        store = new DeviceMessageStore(connector, KEYS, 1000);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (connector != null) {
+            connector.close();
+        }
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void aMessageStoredWhileItsClientsSlotIsOpenIsStoredOnceTheSlotCloses() throws Exception {
+        String client = "slot-mover";
+        assertThat(packetIds(store.add(Map.of(client, List.of(incoming(10, "before"))), c -> false).get(10, TimeUnit.SECONDS)
+                .get(client))).containsExactly(1);
+
+        int slot = (int) integer(RedisCli.command(cluster.nodes().get(0).port(),
+                "CLUSTER KEYSLOT " + new String(KEYS.messages(client), StandardCharsets.UTF_8)));
+        RedisNode source = owner(slot);
+        RedisNode target = cluster.nodes().stream().filter(n -> n != source).findFirst().orElseThrow();
+        String sourceId = bulk(RedisCli.command(source.port(), "CLUSTER MYID"));
+        String targetId = bulk(RedisCli.command(target.port(), "CLUSTER MYID"));
+        assertThat(RedisCli.command(target.port(), "CLUSTER SETSLOT " + slot + " IMPORTING " + sourceId)).contains("OK");
+        assertThat(RedisCli.command(source.port(), "CLUSTER SETSLOT " + slot + " MIGRATING " + targetId)).contains("OK");
+
+        CompletableFuture<Map<String, List<DeviceMessageStore.Assigned>>> during = store.add(
+                Map.of(client, List.of(incoming(11, "during"))), c -> false);
+        Thread.sleep(1_000);
+        assertThat(during).as("held back while the slot is open, not failed").isNotDone();
+
+        // The move is called off (as an operator restarted mid-move may leave it, until it resumes).
+        assertThat(RedisCli.command(source.port(), "CLUSTER SETSLOT " + slot + " STABLE")).contains("OK");
+        assertThat(RedisCli.command(target.port(), "CLUSTER SETSLOT " + slot + " STABLE")).contains("OK");
+        assertThat(packetIds(during.get(10, TimeUnit.SECONDS).get(client))).as("stored once the slot closed").containsExactly(2);
+        assertThat(integer(RedisCli.command(source.port(), "ZCARD " + new String(KEYS.messages(client), StandardCharsets.UTF_8))))
+                .as("both messages kept, each once").isEqualTo(2);
+    }
+
+    private static RedisNode owner(int slot) {
+        for (RedisNode n : cluster.nodes()) {
+            for (String line : RedisCli.command(n.port(), "CLUSTER NODES").split("\n")) {
+                if (!line.contains("myself")) {
+                    continue;
+                }
+                String[] f = line.trim().split(" ");
+                for (int i = 8; i < f.length; i++) {
+                    String[] range = f[i].split("-");
+                    int lo = Integer.parseInt(range[0]);
+                    int hi = range.length > 1 ? Integer.parseInt(range[1]) : lo;
+                    if (slot >= lo && slot <= hi) {
+                        return n;
+                    }
+                }
+            }
+        }
+        throw new IllegalStateException("nobody serves slot " + slot);
+    }
+
+    /** An integer reply (":42"). */
+    private static long integer(String reply) {
+        assertThat(reply).startsWith(":");
+        return Long.parseLong(reply.substring(1).trim());
+    }
+
+    /** A bulk string reply ("$3\r\nabc\r\n"). */
+    private static String bulk(String reply) {
+        assertThat(reply).startsWith("$");
+        return reply.substring(reply.indexOf('\n') + 1).trim();
+    }
+
+    private static DeviceMessageStore.Incoming incoming(long offset, String payload) {
+        return new DeviceMessageStore.Incoming(0, 0, offset, 60, payload.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static List<Integer> packetIds(List<DeviceMessageStore.Assigned> assigned) {
+        return assigned.stream().map(DeviceMessageStore.Assigned::packetId).toList();
+    }
+}
