@@ -42,7 +42,8 @@ import io.netty.util.ReferenceCountUtil;
  * do: every connection that drops is opened again (persistent subscribers find their sessions),
  * and afterwards each pair tells what its publisher had acknowledged (PUBACK, PUBCOMP) and never
  * arrived, what arrived twice (and whether DUP was set), what arrived out of order, and the
- * longest pause between two arrivals in each named phase of the run ({@link #phase}).
+ * longest pause between two arrivals in each named phase of the run, counted in the phase it began
+ * ({@link #phase}).
  */
 public final class ContinuousTraffic implements AutoCloseable {
     /** Unacknowledged publishes a publisher may have outstanding; beyond it, it skips a beat. */
@@ -101,7 +102,7 @@ public final class ContinuousTraffic implements AutoCloseable {
         return t;
     }
 
-    /** From now on, pauses that end are counted for {@code name}. */
+    /** From now on, pauses that begin are counted for {@code name} (the step that caused a pause is the one it began in). */
     public void phase(String name) {
         this.phase = name;
     }
@@ -150,6 +151,7 @@ public final class ContinuousTraffic implements AutoCloseable {
         int duplicatesWithoutDup;
         long lastArrival;
         long lastArrivalWallMillis;
+        String lastArrivalPhase;
 
         Pair(int index) {
             this.index = index;
@@ -171,13 +173,14 @@ public final class ContinuousTraffic implements AutoCloseable {
             long now = System.nanoTime();
             if (lastArrival != 0) {
                 long pause = TimeUnit.NANOSECONDS.toMillis(now - lastArrival);
-                if (pause > longestPause.getOrDefault(phase, -1L)) {
-                    longestPause.put(phase, pause);
-                    longestPauseFrom.put(phase, java.time.Instant.ofEpochMilli(lastArrivalWallMillis));
+                if (pause > longestPause.getOrDefault(lastArrivalPhase, -1L)) {
+                    longestPause.put(lastArrivalPhase, pause);
+                    longestPauseFrom.put(lastArrivalPhase, java.time.Instant.ofEpochMilli(lastArrivalWallMillis));
                 }
             }
             lastArrival = now;
             lastArrivalWallMillis = System.currentTimeMillis();
+            lastArrivalPhase = phase;
             if (received.get((int) seq)) {
                 duplicates++;
                 if (!dup) {
