@@ -173,7 +173,7 @@ class RealClusterFaultsE2E {
             p.longestPauseMillis().forEach((phase, ms) -> {
                 if (ms > pauses.getOrDefault(phase, -1L)) {
                     pauses.put(phase, ms);
-                    pausedPair.put(phase, p.name() + " from " + p.longestPauseFrom().get(phase));
+                    pausedPair.put(phase, p.name() + " from " + p.longestPauseFrom().get(phase) + "; " + p.longestPauseDetail().get(phase));
                 }
             });
             p.reconnectsIn().forEach((phase, n) -> reconnects.merge(phase, n, Integer::sum));

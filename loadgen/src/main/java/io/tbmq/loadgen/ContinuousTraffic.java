@@ -64,7 +64,7 @@ public final class ContinuousTraffic implements AutoCloseable {
      */
     public record PairReport(String name, int qos, int acked, int lost, int duplicates, int duplicatesWithoutDup, int reordered,
             Map<String, Long> longestPauseMillis, int reconnects, List<String> lostMessages, int skippedBeats,
-            Map<String, java.time.Instant> longestPauseFrom, Map<String, Integer> reconnectsIn) {
+            Map<String, java.time.Instant> longestPauseFrom, Map<String, Integer> reconnectsIn, Map<String, String> longestPauseDetail) {
     }
 
     private final Settings settings;
@@ -144,6 +144,9 @@ public final class ContinuousTraffic implements AutoCloseable {
         final List<Long> arrivals = new ArrayList<>();
         final Map<String, Long> longestPause = new LinkedHashMap<>();
         final Map<String, java.time.Instant> longestPauseFrom = new LinkedHashMap<>();
+        /** What the publisher got acknowledged during each phase's longest pause and what ended it: where the messages waited. */
+        final Map<String, String> longestPauseDetail = new LinkedHashMap<>();
+        int ackedSinceArrival;
         final Map<String, Integer> reconnectsIn = new LinkedHashMap<>();
         /** The phase each message was acknowledged in, by sequence number. */
         final Map<Integer, String> ackedIn = new java.util.HashMap<>();
@@ -167,6 +170,7 @@ public final class ContinuousTraffic implements AutoCloseable {
         synchronized void acknowledged(long seq) {
             acked.set((int) seq);
             ackedIn.put((int) seq, phase);
+            ackedSinceArrival++;
         }
 
         synchronized void arrived(long seq, boolean dup) {
@@ -176,11 +180,14 @@ public final class ContinuousTraffic implements AutoCloseable {
                 if (pause > longestPause.getOrDefault(lastArrivalPhase, -1L)) {
                     longestPause.put(lastArrivalPhase, pause);
                     longestPauseFrom.put(lastArrivalPhase, java.time.Instant.ofEpochMilli(lastArrivalWallMillis));
+                    longestPauseDetail.put(lastArrivalPhase, ackedSinceArrival + " acknowledged meanwhile, ended by seq " + seq
+                            + (dup ? " (DUP)" : "") + (received.get((int) seq) ? ", a duplicate" : ""));
                 }
             }
             lastArrival = now;
             lastArrivalWallMillis = System.currentTimeMillis();
             lastArrivalPhase = phase;
+            ackedSinceArrival = 0;
             if (received.get((int) seq)) {
                 duplicates++;
                 if (!dup) {
@@ -213,7 +220,8 @@ public final class ContinuousTraffic implements AutoCloseable {
                     .toList();
             return new PairReport(settings.name() + "-" + index, settings.qos(), acked.cardinality(), lost(), duplicates,
                     duplicatesWithoutDup, reordered, new LinkedHashMap<>(longestPause), publisher.reconnects + subscriber.reconnects,
-                    lostMessages, publisher.skippedBeats, new LinkedHashMap<>(longestPauseFrom), new LinkedHashMap<>(reconnectsIn));
+                    lostMessages, publisher.skippedBeats, new LinkedHashMap<>(longestPauseFrom), new LinkedHashMap<>(reconnectsIn),
+                    new LinkedHashMap<>(longestPauseDetail));
         }
     }
 

@@ -196,6 +196,9 @@ public final class LogConsumer implements Runnable {
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
             if (!partitions.isEmpty()) {
+                // Which node reads which partition, and since when: what a pause during a rebalance is traced by.
+                LOG.infof("consumer of %s now reads partitions %s", topic,
+                        c.assignment().stream().map(TopicPartition::partition).sorted().toList());
                 findReplays(c, partitions);
             }
         }
