@@ -33,6 +33,14 @@ public interface RedisConfig {
     Duration commandTimeout();
 
     /**
+     * Cluster mode: how often the broker reads the cluster's topology even when nothing signals a
+     * change. After the operator removes a drained master, slots whose owner the broker learned
+     * before the last moves are sent to a node that is gone until the topology is read again.
+     */
+    @WithDefault("5s")
+    Duration topologyRefreshInterval();
+
+    /**
      * 0: each client's keys carry its own hash tag (the TBMQ paper's layout). N > 0: clients are hashed
      * into N slot groups sharing a tag, so one Lua call stores the messages of many clients.
      */

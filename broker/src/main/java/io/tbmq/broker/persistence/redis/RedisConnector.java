@@ -83,7 +83,10 @@ public final class RedisConnector implements AutoCloseable {
                     // lists it; follow the redirect instead of refusing it until then.
                     .validateClusterNodeMembership(false)
                     .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-                            .enablePeriodicRefresh(Duration.ofSeconds(30)).enableAllAdaptiveRefreshTriggers().build())
+                            .enablePeriodicRefresh(config.topologyRefreshInterval()).enableAllAdaptiveRefreshTriggers()
+                            // Lettuce's default waits 30 s between refreshes a redirect or a failed
+                            // reconnect triggers: a scale edit changes the topology every second or so.
+                            .adaptiveRefreshTriggersTimeout(Duration.ofSeconds(1)).build())
                     .build());
             this.client = c;
             this.cluster = true;

@@ -51,6 +51,10 @@ class DeviceMessageStoreIT {
                 return Duration.ofSeconds(5);
             }
 
+            public Duration topologyRefreshInterval() {
+                return Duration.ofSeconds(5);
+            }
+
             public int slotGroups() {
                 return 0;
             }

@@ -63,6 +63,10 @@ class DeviceMessageStoreSlotMoveIT {
                 return Duration.ofSeconds(5);
             }
 
+            public Duration topologyRefreshInterval() {
+                return Duration.ofSeconds(5);
+            }
+
             public int slotGroups() {
                 return 0;
             }
