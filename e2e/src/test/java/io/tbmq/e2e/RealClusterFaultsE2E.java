@@ -116,7 +116,9 @@ class RealClusterFaultsE2E {
                 .isEqualTo(16);
         assertThat(pod(NAME + "-broker-0").getMetadata().getUid()).as("the running broker was not restarted by the scale")
                 .isEqualTo(brokerUid);
-        assertThat(pod(NAME + "-broker-0").getStatus().getContainerStatuses().get(0).getRestartCount()).isZero();
+        var brokerStatus = pod(NAME + "-broker-0").getStatus().getContainerStatuses().get(0);
+        assertThat(brokerStatus.getRestartCount()).as("broker-0 restarts (last end: %s)",
+                brokerStatus.getLastState() == null ? null : Serialization.asJson(brokerStatus.getLastState().getTerminated())).isZero();
 
         step("scale down by spec edit: 800k -> 5k msg/s, 1 broker", () -> {
             TbmqCluster c = edit(x -> {
@@ -193,6 +195,13 @@ class RealClusterFaultsE2E {
         pairs.stream().flatMap(p -> p.lostMessages().stream().map(m -> p.name() + ": " + m))
                 .forEach(m -> report.merge("lost messages", m, (a, b) -> a + "; " + b));
         pauses.forEach((phase, ms) -> report.put("longest pause, " + phase, ms + " ms (" + pausedPair.get(phase) + ")"));
+        // Whether a step held up every pair or a few: the median pair's longest pause and how many passed 5 s.
+        pauses.keySet().forEach(phase -> {
+            long[] longest = pairs.stream().mapToLong(p -> p.longestPauseMillis().getOrDefault(phase, 0L)).sorted().toArray();
+            report.put("pairs' longest pause, " + phase, "median " + longest[longest.length / 2] + " ms, "
+                    + java.util.Arrays.stream(longest).filter(ms -> ms > SCALE_PAUSE_MILLIS).count() + " of " + longest.length
+                    + " over " + SCALE_PAUSE_MILLIS + " ms");
+        });
         reconnects.forEach((phase, n) -> report.put("connections opened again, " + phase, Integer.toString(n)));
         report.forEach((k, v) -> System.out.printf("e2e real cluster: %s: %s%n", k, v));
         pairs.stream().filter(p -> p.lost() > 0 || p.duplicatesWithoutDup() > 0).limit(10)
