@@ -131,13 +131,11 @@ class RealClusterFaultsE2E {
         assertThat(client.apps().statefulSets().inNamespace(NS).withName(NAME + "-redis").get().getSpec().getReplicas()).isEqualTo(3);
 
         step("one broker pod deleted", () -> {
-            client.pods().inNamespace(NS).withName(NAME + "-broker-0").delete();
-            awaitPodReplacedAndReady(NAME + "-broker-0");
+            deleteAndAwaitReplacement(NAME + "-broker-0");
             sleep(5);
         });
         step("one Redis pod deleted", () -> {
-            client.pods().inNamespace(NS).withName(NAME + "-redis-1").delete();
-            awaitPodReplacedAndReady(NAME + "-redis-1");
+            deleteAndAwaitReplacement(NAME + "-redis-1");
             sleep(5);
         });
         step("every Redis pod deleted at once", () -> {
@@ -258,8 +256,10 @@ class RealClusterFaultsE2E {
         }, READY);
     }
 
-    private static void awaitPodReplacedAndReady(String name) {
-        String before = pod(name) == null ? "" : pod(name).getMetadata().getUid();
+    /** The uid is read before the delete: a pod replaced within a second would otherwise be taken for the old one. */
+    private static void deleteAndAwaitReplacement(String name) {
+        String before = pod(name).getMetadata().getUid();
+        client.pods().inNamespace(NS).withName(name).delete();
         // The pod's own readiness first: the TbmqCluster still says Ready until the operator has seen the deletion.
         await(name + " replaced and ready", () -> {
             Pod p = pod(name);
