@@ -31,6 +31,7 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.tbmq.broker.config.RedisConfig;
+import io.tbmq.broker.util.RateLimitedLog;
 
 /**
  * One shared asynchronous Lettuce connection (standalone or Cluster) with automatic flushing off:
@@ -50,11 +51,22 @@ public final class RedisConnector implements AutoCloseable {
     private final AtomicInteger buffered = new AtomicInteger();
     private final ScheduledExecutorService flusher;
     private final long flushIntervalNanos;
+    /**
+     * Lettuce sends some commands on its own, uncounted by {@link #buffered}: one redirected by MOVED
+     * or ASK while a slot moves, and those it replays after a reconnect. With automatic flushing off
+     * they wait for the next flush; this bounds that wait when nothing else is being sent (a new
+     * broker without clients waited for the 2 s health check on every script during a scale-up).
+     */
+    private static final long SWEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    private volatile long lastFlush = System.nanoTime();
     private volatile long lastPingOk;
     private volatile String lastError = "not checked yet";
     private final ScriptTimer scriptTimer;
     /** How long a script refused by a slot move is tried again before its caller is told. */
     private static final long RESHARD_RETRY_NANOS = TimeUnit.SECONDS.toNanos(3);
+    /** A script call this slow (a moving slot, a master failing over) is reported, a line per second at most. */
+    private static final long SLOW_SCRIPT_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final RateLimitedLog SLOW = new RateLimitedLog(LOG, 1);
 
     public RedisConnector(RedisConfig config) {
         this(config, ScriptTimer.NONE);
@@ -62,6 +74,11 @@ public final class RedisConnector implements AutoCloseable {
 
     /** {@code scriptTimer} hears of every script call: its duration, including a NOSCRIPT reload, and its outcome. */
     public RedisConnector(RedisConfig config, ScriptTimer scriptTimer) {
+        this(config, scriptTimer, Duration.ofSeconds(2));
+    }
+
+    /** With a health check (a PING) every {@code pingInterval}. */
+    RedisConnector(RedisConfig config, ScriptTimer scriptTimer, Duration pingInterval) {
         this.scriptTimer = scriptTimer;
         this.batchSize = Math.max(1, config.lettuceBatchSize());
         List<RedisURI> uris = new ArrayList<>();
@@ -106,7 +123,7 @@ public final class RedisConnector implements AutoCloseable {
         long interval = Math.max(100_000, config.flushInterval().toNanos());
         this.flushIntervalNanos = interval;
         scheduler.scheduleAtFixedRate(this::flushIfBuffered, interval, interval, TimeUnit.NANOSECONDS);
-        scheduler.scheduleWithFixedDelay(this::ping, 1, 2, TimeUnit.SECONDS);
+        scheduler.scheduleWithFixedDelay(this::ping, 1_000, pingInterval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -166,7 +183,13 @@ public final class RedisConnector implements AutoCloseable {
     public CompletableFuture<Object> script(LuaScript script, byte[][] keys, byte[]... args) {
         long start = System.nanoTime();
         CompletableFuture<Object> done = new CompletableFuture<>();
-        done.whenComplete((v, e) -> scriptTimer.completed(script.name(), System.nanoTime() - start, e != null));
+        done.whenComplete((v, e) -> {
+            long nanos = System.nanoTime() - start;
+            scriptTimer.completed(script.name(), nanos, e != null);
+            if (nanos >= SLOW_SCRIPT_NANOS) {
+                SLOW.info("script %s took %d ms%s", script.name(), nanos / 1_000_000, e == null ? "" : " and failed: " + unwrap(e));
+            }
+        });
         attempt(script, keys, args, done, start, 0);
         return done;
     }
@@ -222,13 +245,14 @@ public final class RedisConnector implements AutoCloseable {
     }
 
     private void flushIfBuffered() {
-        if (buffered.get() > 0) {
+        if (buffered.get() > 0 || System.nanoTime() - lastFlush >= SWEEP_NANOS) {
             flush();
         }
     }
 
     private void flush() {
         buffered.set(0);
+        lastFlush = System.nanoTime();
         StatefulConnection<byte[], byte[]> c = connection;
         if (c == null) {
             return;
@@ -247,15 +271,18 @@ public final class RedisConnector implements AutoCloseable {
                 return;
             }
         }
-        try {
-            CompletableFuture<String> pong = submit(c -> c.ping());
-            // This thread also runs the interval flush: send the ping now rather than wait for itself.
-            flush();
-            pong.get(3, TimeUnit.SECONDS);
-            lastPingOk = System.currentTimeMillis();
-        } catch (Exception e) {
-            lastError = e.getCause() != null ? e.getCause().getMessage() : e.getMessage();
-        }
+        // Not waited for here: this thread also runs the interval flush, which must not stop while
+        // a slow master keeps the answer.
+        CompletableFuture<String> pong = submit(c -> c.ping());
+        flush();
+        pong.orTimeout(3, TimeUnit.SECONDS).whenComplete((ok, e) -> {
+            if (e == null) {
+                lastPingOk = System.currentTimeMillis();
+            } else {
+                Throwable cause = unwrap(e);
+                lastError = cause.getMessage() != null ? cause.getMessage() : cause.toString();
+            }
+        });
     }
 
     /** Whether this is a Redis Cluster (a script may only touch keys of one slot). */
