@@ -45,6 +45,8 @@ import io.tbmq.broker.util.RateLimitedLog;
 public final class LogConsumer implements Runnable {
     private static final Logger LOG = Logger.getLogger(LogConsumer.class);
     private static final RateLimitedLog RETRIES = new RateLimitedLog(LOG, 1);
+    /** Records older than this when polled, or a batch slower than this to process, are reported. */
+    private static final long SLOW_MILLIS = 2_000;
     /** A group completing another rebalance refuses commits for a moment; a revocation waits this long at most. */
     private static final int HAND_OVER_ATTEMPTS = 30;
     private static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(5);
@@ -82,6 +84,8 @@ public final class LogConsumer implements Runnable {
     /** Records behind the partitions' ends, summed over this consumer's partitions (metric {@code tbmq_kafka_consumer_lag}). */
     private volatile long lag;
     private long lagMeasured;
+    /** Where a message waits when deliveries stall: in Kafka before this consumer, or in the handler. */
+    private final RateLimitedLog slow = new RateLimitedLog(LOG, 1);
 
     public LogConsumer(Properties properties, String topic, BatchHandler handler, Duration handlerTimeout,
             Duration commitInterval) {
@@ -119,7 +123,14 @@ public final class LogConsumer implements Runnable {
                     commitDue(c);
                     continue;
                 }
-                if (process(records)) {
+                reportLate(records);
+                long started = System.nanoTime();
+                boolean processed = process(records);
+                long tookMillis = (System.nanoTime() - started) / 1_000_000;
+                if (tookMillis >= SLOW_MILLIS) {
+                    slow.info("consumer of %s took %d ms for a batch of %d records", topic, tookMillis, records.count());
+                }
+                if (processed) {
                     for (TopicPartition tp : records.partitions()) {
                         List<ConsumerRecord<byte[], byte[]>> list = records.records(tp);
                         long next = list.get(list.size() - 1).offset() + 1;
@@ -166,6 +177,18 @@ public final class LogConsumer implements Runnable {
     }
 
     /** Once a second, from what the last fetches said about the partitions' ends (no request of its own). */
+    private void reportLate(ConsumerRecords<byte[], byte[]> records) {
+        long oldest = Long.MAX_VALUE;
+        for (ConsumerRecord<byte[], byte[]> r : records) {
+            oldest = Math.min(oldest, r.timestamp());
+        }
+        long age = System.currentTimeMillis() - oldest;
+        if (oldest > 0 && age >= SLOW_MILLIS) {
+            slow.info("consumer of %s polled records written %d ms ago (%d records, partitions %s)", topic, age, records.count(),
+                    records.partitions().stream().map(TopicPartition::partition).sorted().toList());
+        }
+    }
+
     private void measureLag(Consumer<byte[], byte[]> c) {
         long now = System.nanoTime();
         if (now - lagMeasured < 1_000_000_000L) {
