@@ -22,8 +22,7 @@ import io.tbmq.operator.api.TbmqCluster;
 
 /**
  * The managed Redis Cluster: masters only (the TBMQ paper's Table 4 counts Redis nodes), each announcing
- * its stable hostname so a pod that comes back with a new IP keeps its place in the cluster, and an
- * append-only file (Redis writes each command to it before replying, fsync once a second). Not the
+ * its pod IP to clients and to the cluster bus, and an append-only file (Redis writes each command to it before replying, fsync once a second). Not the
  * paper's RDB snapshots: the broker commits tbmq.msg.persisted offsets once Redis has replied, so
  * what Redis acknowledged and then lost in a crash could no longer be replayed from Kafka
  * (docs/reliability.md). {@code always} would also survive a crash of the machine, at a latency
@@ -47,7 +46,7 @@ public final class RedisModel {
             cluster-enabled yes
             cluster-config-file /data/nodes.conf
             cluster-node-timeout 5000
-            cluster-preferred-endpoint-type hostname
+            cluster-preferred-endpoint-type ip
             cluster-allow-replica-migration no
             appendonly yes
             appendfsync everysec
@@ -66,7 +65,7 @@ public final class RedisModel {
                 .build();
     }
 
-    /** Headless: gives each pod the DNS name it announces. Not-ready pods are published so a joining node is reachable. */
+    /** Headless: gives each pod a DNS name (the brokers' first addresses). Not-ready pods are published so a joining node is reachable. */
     public static Service headless(TbmqCluster owner, Names names) {
         return new ServiceBuilder()
                 .withMetadata(Owners.meta(owner, names.redis(), COMPONENT).build())
@@ -126,13 +125,21 @@ public final class RedisModel {
         boolean auth = spec.getPasswordSecret() != null && !spec.getPasswordSecret().isBlank();
         ResourceRequirements resources = resources(owner);
         List<String> args = new java.util.ArrayList<>(List.of("/etc/redis/redis.conf",
-                "--cluster-announce-hostname", "$(POD_NAME)." + names.redis() + ".$(POD_NAMESPACE).svc",
+                // Clients are redirected to, and reconnect to, the pod IP: a pod back with a new IP is
+                // reachable as soon as the others learn it by gossip, while its DNS name would still
+                // resolve to the old IP, or to nothing, for as long as DNS caches hold it (CoreDNS's
+                // `cache 30` plus the client's own cache: a minute-long pause measured on a real node).
+                // No announced hostname either: Lettuce prefers one listed in CLUSTER NODES. The node
+                // keeps its place without it: its id is in nodes.conf on its volume.
+                "--cluster-announce-ip", "$(POD_IP)",
                 "--maxmemory", Long.toString(maxmemory(resources)), "--maxmemory-policy", "noeviction"));
         List<EnvVar> env = new java.util.ArrayList<>(List.of(
                 new EnvVarBuilder().withName("POD_NAME").withNewValueFrom().withNewFieldRef().withFieldPath("metadata.name")
                         .endFieldRef().endValueFrom().build(),
                 new EnvVarBuilder().withName("POD_NAMESPACE").withNewValueFrom().withNewFieldRef()
-                        .withFieldPath("metadata.namespace").endFieldRef().endValueFrom().build()));
+                        .withFieldPath("metadata.namespace").endFieldRef().endValueFrom().build(),
+                new EnvVarBuilder().withName("POD_IP").withNewValueFrom().withNewFieldRef().withFieldPath("status.podIP")
+                        .endFieldRef().endValueFrom().build()));
         if (auth) {
             env.add(new EnvVarBuilder().withName("REDIS_PASSWORD").withNewValueFrom().withNewSecretKeyRef()
                     .withName(spec.getPasswordSecret()).withKey("password").endSecretKeyRef().endValueFrom().build());

@@ -66,8 +66,13 @@ class DesiredObjectsTest {
         StatefulSet redis = RedisModel.statefulSet(c, names, plan.redisMasters().value());
         assertThat(redis.getSpec().getReplicas()).isEqualTo(3);
         Container redisContainer = redis.getSpec().getTemplate().getSpec().getContainers().get(0);
-        assertThat(redisContainer.getArgs()).contains("--cluster-announce-hostname",
-                "$(POD_NAME).p2p-200k-redis.$(POD_NAMESPACE).svc");
+        // Clients follow the pod IP, never a DNS name a cache may still resolve to a restarted pod's old IP.
+        assertThat(redisContainer.getArgs()).containsSequence("--cluster-announce-ip", "$(POD_IP)")
+                .doesNotContain("--cluster-announce-hostname");
+        assertThat(redisContainer.getEnv()).anySatisfy(e -> {
+            assertThat(e.getName()).isEqualTo("POD_IP");
+            assertThat(e.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("status.podIP");
+        });
         assertThat(RedisModel.config(c, names).getData().get("redis.conf")).contains("appendonly yes", "appendfsync everysec",
                 "cluster-enabled yes");
         assertThat(redis.getSpec().getVolumeClaimTemplates()).singleElement()
