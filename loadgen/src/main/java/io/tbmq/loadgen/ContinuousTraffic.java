@@ -42,8 +42,8 @@ import io.netty.util.ReferenceCountUtil;
  * do: every connection that drops is opened again (persistent subscribers find their sessions),
  * and afterwards each pair tells what its publisher had acknowledged (PUBACK, PUBCOMP) and never
  * arrived, what arrived twice (and whether DUP was set), what arrived out of order, and the
- * longest pause between two arrivals in each named phase of the run, counted in the phase it began
- * ({@link #phase}).
+ * longest pause between two arrivals in each named phase of the run, counted in the phase in which
+ * its first missing message was due ({@link #phase}).
  */
 public final class ContinuousTraffic implements AutoCloseable {
     /** Unacknowledged publishes a publisher may have outstanding; beyond it, it skips a beat. */
@@ -71,6 +71,9 @@ public final class ContinuousTraffic implements AutoCloseable {
     private final EventLoopGroup group = new NioEventLoopGroup(2);
     private final List<Pair> pairs = new ArrayList<>();
     private volatile String phase = "start";
+    /** Every phase by the {@link System#nanoTime()} it began at. */
+    private final java.util.NavigableMap<Long, String> phases = new java.util.concurrent.ConcurrentSkipListMap<>(
+            Map.of(Long.MIN_VALUE, "start"));
     private volatile boolean publishing = true;
     private volatile boolean closing;
 
@@ -102,9 +105,19 @@ public final class ContinuousTraffic implements AutoCloseable {
         return t;
     }
 
-    /** From now on, pauses that begin are counted for {@code name} (the step that caused a pause is the one it began in). */
+    /**
+     * From now on, pauses are counted for {@code name}: a pause belongs to the phase in which the
+     * first message that did not come was due (a publish period after the last arrival), so the
+     * step that caused it is the one it began in, also when the last message before it arrived a
+     * few milliseconds before the step began.
+     */
     public void phase(String name) {
+        phases.put(System.nanoTime(), name);
         this.phase = name;
+    }
+
+    private String phaseAt(long nanos) {
+        return phases.floorEntry(nanos).getValue();
     }
 
     /** Stops publishing, waits until every acknowledged message arrived (or {@code drain} passed), and reports. */
@@ -154,7 +167,6 @@ public final class ContinuousTraffic implements AutoCloseable {
         int duplicatesWithoutDup;
         long lastArrival;
         long lastArrivalWallMillis;
-        String lastArrivalPhase;
 
         Pair(int index) {
             this.index = index;
@@ -177,16 +189,16 @@ public final class ContinuousTraffic implements AutoCloseable {
             long now = System.nanoTime();
             if (lastArrival != 0) {
                 long pause = TimeUnit.NANOSECONDS.toMillis(now - lastArrival);
-                if (pause > longestPause.getOrDefault(lastArrivalPhase, -1L)) {
-                    longestPause.put(lastArrivalPhase, pause);
-                    longestPauseFrom.put(lastArrivalPhase, java.time.Instant.ofEpochMilli(lastArrivalWallMillis));
-                    longestPauseDetail.put(lastArrivalPhase, ackedSinceArrival + " acknowledged meanwhile, ended by seq " + seq
+                String pausePhase = phaseAt(lastArrival + (long) (1_000_000_000L / settings.ratePerSecond()));
+                if (pause > longestPause.getOrDefault(pausePhase, -1L)) {
+                    longestPause.put(pausePhase, pause);
+                    longestPauseFrom.put(pausePhase, java.time.Instant.ofEpochMilli(lastArrivalWallMillis));
+                    longestPauseDetail.put(pausePhase, ackedSinceArrival + " acknowledged meanwhile, ended by seq " + seq
                             + (dup ? " (DUP)" : "") + (received.get((int) seq) ? ", a duplicate" : ""));
                 }
             }
             lastArrival = now;
             lastArrivalWallMillis = System.currentTimeMillis();
-            lastArrivalPhase = phase;
             ackedSinceArrival = 0;
             if (received.get((int) seq)) {
                 duplicates++;
