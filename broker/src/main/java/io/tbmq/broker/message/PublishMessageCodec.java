@@ -97,10 +97,11 @@ public final class PublishMessageCodec {
                 String responseTopic = (mask & 4) != 0 ? getShortString(b) : null;
                 byte[] correlation = null;
                 if ((mask & 8) != 0) {
-                    correlation = new byte[b.getInt()];
+                    correlation = new byte[length(b, b.getInt())];
                     b.get(correlation);
                 }
-                int users = b.getInt();
+                // A user property takes at least 4 bytes (two string lengths).
+                int users = count(b, b.getInt(), 4);
                 List<UserProperty> userProperties = users == 0 ? List.of() : new ArrayList<>(users);
                 for (int i = 0; i < users; i++) {
                     userProperties.add(new UserProperty(getShortString(b), getShortString(b)));
@@ -108,7 +109,7 @@ public final class PublishMessageCodec {
                 props = new MessageProperties((mask & 1) != 0 ? pfi : -1, contentType, responseTopic, correlation,
                         users == 0 ? List.of() : List.copyOf(userProperties));
             }
-            byte[] payload = new byte[b.getInt()];
+            byte[] payload = new byte[length(b, b.getInt())];
             b.get(payload);
             return new PublishMessage(topic, flags & 0x03, (flags & 0x04) != 0, payload, props, publisher, created, expires);
         } catch (BufferUnderflowException | NegativeArraySizeException e) {
@@ -120,8 +121,26 @@ public final class PublishMessageCodec {
         b.putShort((short) bytes.length).put(bytes);
     }
 
+    /**
+     * A length read from the record, checked against what is left of it: a corrupt length must be
+     * refused as such, not allocated (two gigabytes would end the broker with OutOfMemoryError).
+     */
+    private static int length(ByteBuffer b, int length) {
+        if (length < 0 || length > b.remaining()) {
+            throw new IllegalArgumentException("corrupt message record: a length of " + length + " with " + b.remaining() + " bytes left");
+        }
+        return length;
+    }
+
+    private static int count(ByteBuffer b, int count, int minBytesEach) {
+        if (count < 0 || (long) count * minBytesEach > b.remaining()) {
+            throw new IllegalArgumentException("corrupt message record: " + count + " entries in " + b.remaining() + " bytes");
+        }
+        return count;
+    }
+
     private static String getShortString(ByteBuffer b) {
-        int length = Short.toUnsignedInt(b.getShort());
+        int length = length(b, Short.toUnsignedInt(b.getShort()));
         String s = new String(b.array(), b.position(), length, StandardCharsets.UTF_8);
         b.position(b.position() + length);
         return s;

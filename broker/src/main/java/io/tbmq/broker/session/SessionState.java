@@ -90,7 +90,8 @@ public record SessionState(String clientId, long epoch, Persistence persistence,
             Persistence persistence = Persistence.values()[in.readByte()];
             long expiry = in.readLong();
             long disconnectedAt = in.readLong();
-            int n = in.readInt();
+            // A subscription takes at least 10 bytes (filter length, options).
+            int n = count(in, in.readInt(), 10);
             List<Sub> subs = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
                 String filter = in.readUTF();
@@ -107,10 +108,10 @@ public record SessionState(String clientId, long epoch, Persistence persistence,
             int willLength = in.readInt();
             byte[] will = null;
             if (willLength >= 0) {
-                will = new byte[willLength];
+                will = new byte[count(in, willLength, 1)];
                 in.readFully(will);
             }
-            int d = in.readInt();
+            int d = count(in, in.readInt(), 2);
             List<String> deny = new ArrayList<>(d);
             for (int i = 0; i < d; i++) {
                 deny.add(in.readUTF());
@@ -122,7 +123,18 @@ public record SessionState(String clientId, long epoch, Persistence persistence,
         }
     }
 
-    /** The same session, now disconnected, owned by {@code newNode} (a node adopting the sessions of a dead one). */
+    /**
+     * A count or length read from the record, checked against the bytes left: a corrupt one must be
+     * refused as such, not allocated (two gigabytes would end the broker with OutOfMemoryError).
+     */
+    private static int count(DataInputStream in, int count, int minBytesEach) throws IOException {
+        if (count < 0 || (long) count * minBytesEach > in.available()) {
+            throw new IllegalArgumentException("corrupt session state: " + count + " entries in " + in.available() + " bytes");
+        }
+        return count;
+    }
+
+        /** The same session, now disconnected, owned by {@code newNode} (a node adopting the sessions of a dead one). */
     public SessionState adoptedBy(String newNode, long disconnectedAt) {
         return new SessionState(clientId, epoch, persistence, expiryIntervalSeconds,
                 this.disconnectedAtMillis != 0 && !connected ? this.disconnectedAtMillis : disconnectedAt, subscriptions, newNode,

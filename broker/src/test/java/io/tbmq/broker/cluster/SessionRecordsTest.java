@@ -54,6 +54,17 @@ class SessionRecordsTest {
     }
 
     @Test
+    void aCorruptCountIsRefusedNotAllocated() {
+        SessionState s = new SessionState("c1", 7, Persistence.DEVICE, 600, 0, List.of(), "node-b", true, 3, new byte[] {1},
+                List.of());
+        // The subscription count follows version, epoch, persistence, expiry and disconnection time: claim 2^31-1.
+        byte[] corrupt = s.encode();
+        java.nio.ByteBuffer.wrap(corrupt).putInt(26, Integer.MAX_VALUE);
+        assertThatThrownBy(() -> SessionState.decode("c1", corrupt, "n")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(Integer.MAX_VALUE + " entries");
+    }
+
+    @Test
     void aDownlinkRecordCarriesTheStoreAssignedIdsAndCountsHops() {
         var message = new io.tbmq.broker.message.PublishMessage("cmd/x", 1, false, "on".getBytes(), MessageProperties.NONE, "p", 1,
                 0);

@@ -38,4 +38,18 @@ class PublishMessageCodecTest {
         other[0] = 9;
         assertThatThrownBy(() -> PublishMessageCodec.decode(other)).hasMessageContaining("version");
     }
+
+    @Test
+    void aCorruptLengthIsRefusedNotAllocated() {
+        byte[] encoded = PublishMessageCodec.encode(new PublishMessage("t", 0, false, new byte[10], MessageProperties.NONE, "p", 1, 0));
+        // The payload's length sits right before its 10 bytes: claim 2 GB.
+        byte[] hugePayload = encoded.clone();
+        java.nio.ByteBuffer.wrap(hugePayload).putInt(encoded.length - 14, Integer.MAX_VALUE);
+        assertThatThrownBy(() -> PublishMessageCodec.decode(hugePayload)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("length of " + Integer.MAX_VALUE);
+        // The publisher's length (after version, flags and two timestamps): past the record's end.
+        byte[] longPublisher = encoded.clone();
+        java.nio.ByteBuffer.wrap(longPublisher).putShort(18, (short) 0xFFFF);
+        assertThatThrownBy(() -> PublishMessageCodec.decode(longPublisher)).isInstanceOf(IllegalArgumentException.class);
+    }
 }
