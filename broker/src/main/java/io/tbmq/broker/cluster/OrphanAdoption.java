@@ -62,14 +62,15 @@ public final class OrphanAdoption {
         if (state.connected() && state.will() != null) {
             lost.lost(state);
         }
+        // The client may have reconnected here since its node's sessions were listed: then this
+        // node holds it already, and must not announce it offline (the others would stop sending it anything).
         if (state.persistent()) {
-            SessionState adopted = state.adoptedBy(self, now);
-            Session session = sessions.restore(adopted, now);
-            directory.claim(state.clientId(), session);
-            sessions.journal().saved(session, adopted.disconnectedAtMillis());
-        } else {
+            Session session = sessions.adoptOrphan(state.adoptedBy(self, now), now);
+            if (session != null) {
+                directory.claim(state.clientId(), session);
+            }
+        } else if (sessions.endOrphan(state.clientId())) {
             directory.claim(state.clientId(), null);
-            sessions.journal().ended(state.clientId());
         }
     }
 }

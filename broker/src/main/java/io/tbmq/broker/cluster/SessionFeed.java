@@ -60,13 +60,19 @@ public final class SessionFeed implements CompactedTail.Handler {
             return;
         }
         SessionState state = decode(clientId, value);
-        if (state == null || state.node().equals(node)) {
+        if (state == null) {
+            return;
+        }
+        if (state.node().equals(node)) {
+            correctOwn(state);
             return;
         }
         Session local = sessions.get(clientId);
-        if (local != null && local.isConnected() && !state.connected()) {
-            // Another node adopted a client that is connected here: it wrongly took this node for
-            // dead (slow heartbeats). The connection stays; our record, made newer, wins.
+        if (local != null && local.hasConnection() && !state.connected()) {
+            // Another node adopted a client that is connected here (or connecting: its stored
+            // messages loading): it took this node for dead (slow heartbeats), or adopted the
+            // client's previous node's record before reading our connect. The connection stays;
+            // our record, made newer, wins.
             LOG.infof("%s adopted %s, which is connected here; re-announcing", state.node(), LogText.of(clientId));
             local.version(Math.max(local.version(), state.version()) + 1);
             sessions.journal().saved(local, 0);
@@ -76,11 +82,25 @@ public final class SessionFeed implements CompactedTail.Handler {
             // A late write of a node that lost this client: ours is the truth; write it again.
             BAD.info("stale session record of %s from %s (version %d <= %d); re-announcing", clientId, state.node(),
                     state.version(), local.version());
-            sessions.journal().saved(local, local.isConnected() ? 0 : System.currentTimeMillis());
+            sessions.journal().saved(local, local.hasConnection() ? 0 : System.currentTimeMillis());
             return;
         }
         if (local == null) {
             directory.apply(state);
+        }
+    }
+
+    /**
+     * A record this node wrote says offline a client that has a connection here, and nothing newer
+     * of it was written here since: the others would store its messages without sending them. A
+     * safety net behind the rule that a connected client is never announced offline.
+     */
+    private void correctOwn(SessionState state) {
+        Session local = sessions.get(state.clientId());
+        if (local != null && !state.connected() && local.hasConnection() && state.version() >= local.version()) {
+            BAD.info("this node announced %s offline while it is connected here; re-announcing", LogText.of(state.clientId()));
+            local.version(state.version() + 1);
+            sessions.journal().saved(local, 0);
         }
     }
 

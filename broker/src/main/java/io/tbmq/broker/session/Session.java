@@ -159,6 +159,14 @@ public final class Session {
         return sink != null;
     }
 
+    /**
+     * Whether a live connection owns this session: attached, or still finishing its CONNECT (its
+     * stored messages loading). What this node announces to the others as connected.
+     */
+    public synchronized boolean hasConnection() {
+        return owner != null;
+    }
+
     /** The connection this session belongs to (see {@link #claim}), attached or not yet. */
     synchronized DeliverySink owner() {
         return owner;

@@ -303,6 +303,42 @@ public final class SessionRegistry {
         }
     }
 
+    /**
+     * Takes over a persistent session of a node that died or left, offline, and announces it as
+     * held here; unless the client is held here already (it reconnected to this node since its
+     * old node's sessions were listed): its connect announced the truth, and null is returned.
+     * Under the client's lock, so a connect here comes entirely before or after.
+     */
+    public Session adoptOrphan(SessionState adopted, long nowMillis) {
+        ReentrantLock lock = lock(adopted.clientId());
+        lock.lock();
+        try {
+            if (sessions.get(adopted.clientId()) != null) {
+                return null;
+            }
+            Session session = restore(adopted, nowMillis);
+            journal.saved(session, adopted.disconnectedAtMillis());
+            return session;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Ends a non-persistent session of a node that died or left, unless the client is held here already; returns whether it ended. */
+    public boolean endOrphan(String clientId) {
+        ReentrantLock lock = lock(clientId);
+        lock.lock();
+        try {
+            if (sessions.get(clientId) != null) {
+                return false;
+            }
+            journal.ended(clientId);
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     private void expire(Session session) {
         ReentrantLock lock = lock(session.clientId());
         lock.lock();
