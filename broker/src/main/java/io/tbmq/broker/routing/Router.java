@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 
+import org.jboss.logging.Logger;
+
 import io.tbmq.broker.auth.Acl;
 import io.tbmq.broker.message.PublishMessage;
 import io.tbmq.broker.metrics.BrokerMetrics;
@@ -15,6 +17,7 @@ import io.tbmq.broker.session.SessionRegistry;
 import io.tbmq.broker.session.SessionState;
 import io.tbmq.broker.subscription.Subscriber;
 import io.tbmq.broker.subscription.SubscriptionTrie;
+import io.tbmq.broker.util.LogText;
 
 /**
  * The consuming side of the message log: matches each message against the subscription trie
@@ -24,6 +27,7 @@ import io.tbmq.broker.subscription.SubscriptionTrie;
  * elsewhere.
  */
 public final class Router {
+    private static final Logger LOG = Logger.getLogger(Router.class);
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
 
     private final SubscriptionTrie trie;
@@ -69,6 +73,12 @@ public final class Router {
             } else {
                 SessionState elsewhere = remote.find(subscriber.clientId());
                 if (elsewhere == null) {
+                    // In the trie but held nowhere: a session ending right now.
+                    metrics.dropped("session-gone");
+                    if (LOG.isDebugEnabled()) {
+                        LOG.debugf("message on %s for %s dropped: no such session here or elsewhere", LogText.of(message.topic()),
+                                LogText.of(subscriber.clientId()));
+                    }
                     continue;
                 }
                 sent = remote(elsewhere, subscriber, message, sourcePartition, sourceOffset, replay);

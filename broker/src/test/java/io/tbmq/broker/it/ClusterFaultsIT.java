@@ -10,6 +10,7 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 
 import io.tbmq.localstack.BrokerNode;
 
@@ -23,14 +24,20 @@ class ClusterFaultsIT {
     private static final Map<String, String> CLUSTER = Map.of("tbmq.cluster.node-timeout", "5s",
             "tbmq.cluster.heartbeat-interval", "1s", "tbmq.kafka.msg-all-partitions", "6",
             "tbmq.persistence.persisted-partitions", "6", "tbmq.shutdown.grace", "3s",
-            // Drops and takeovers of the cluster layer, for the post-mortem of a failed run.
-            "quarkus.log.category.\"io.tbmq.broker.cluster\".level", "DEBUG");
+            // Drops and takeovers of the cluster layer and of the persisted pipeline, for the post-mortem of a failed run.
+            "quarkus.log.category.\"io.tbmq.broker.cluster\".level", "DEBUG",
+            "quarkus.log.category.\"io.tbmq.broker.persistence.PersistedPipeline\".level", "DEBUG",
+            "quarkus.log.category.\"io.tbmq.broker.routing\".level", "DEBUG");
+    /** Log lines of a node that tell what happened to a message that went missing. */
+    private static final java.util.regex.Pattern TELLING = java.util.regex.Pattern.compile(
+            "WARN|ERROR|dropped|draining|started;|stopped|now reads|took over|taken over|adopt|not processed|could not");
     private ItStack it;
     private final List<BrokerNode> nodes = new ArrayList<>();
 
     @BeforeEach
-    void start() {
-        it = ItStack.isolatedCluster("cluster-faults-it", CLUSTER);
+    void start(TestInfo test) {
+        // A directory per test: the logs of a failed one stay for its post-mortem.
+        it = ItStack.isolatedCluster("cluster-faults-it/" + test.getTestMethod().orElseThrow().getName(), CLUSTER);
         nodes.add(it.broker());
         nodes.add(it.startBroker("node-b", CLUSTER));
         nodes.add(it.startBroker("node-c", CLUSTER));
@@ -93,10 +100,17 @@ class ClusterFaultsIT {
         assertEveryAcknowledgedMessageArrived("rolling restart of three nodes", pairs);
     }
 
-    private static void assertEveryAcknowledgedMessageArrived(String scenario, List<ContinuousPair> pairs) throws Exception {
+    private void assertEveryAcknowledgedMessageArrived(String scenario, List<ContinuousPair> pairs) throws Exception {
         long longest = 0;
+        // Every pair stops before any assertion: a failed one must not leave the others publishing into the next test.
+        List<ContinuousPair.Result> results = new ArrayList<>();
         for (ContinuousPair pair : pairs) {
-            ContinuousPair.Result r = pair.finish(60_000);
+            results.add(pair.finish(60_000));
+        }
+        if (results.stream().anyMatch(r -> r.lost() > 0)) {
+            printTellingLines();
+        }
+        for (ContinuousPair.Result r : results) {
             System.out.printf("%s: acked %d, lost %d, duplicates %d (without DUP %d), reordered %d, longest pause %d ms%n",
                     scenario, r.acked(), r.lost(), r.duplicates(), r.duplicatesWithoutDup(), r.reordered(), r.longestPauseMillis());
             assertThat(r.acked()).as("the publisher kept going").isGreaterThanOrEqualTo(ContinuousPair.MIN_ACKED);
@@ -106,5 +120,16 @@ class ClusterFaultsIT {
             longest = Math.max(longest, r.longestPauseMillis());
         }
         System.out.printf("%s: longest delivery pause %d ms%n", scenario, longest);
+    }
+
+    /** CI shows only what a test prints: a loss comes with what each node logged about drops and hand-overs. */
+    private void printTellingLines() throws java.io.IOException {
+        for (BrokerNode node : nodes) {
+            List<String> lines = java.nio.file.Files.readAllLines(node.log()).stream().filter(l -> TELLING.matcher(l).find())
+                    .toList();
+            System.out.printf("--- %s: %d telling lines of %s (last 150)%n", node.nodeId(), lines.size(), node.log());
+            lines.subList(Math.max(0, lines.size() - 150), lines.size()).forEach(l -> System.out.println(l.length() > 300
+                    ? l.substring(0, 300) : l));
+        }
     }
 }

@@ -47,6 +47,8 @@ final class ContinuousPair {
     private final int qos;
     private final BitSet acked = new BitSet();
     private final BitSet received = new BitSet();
+    /** When each sequence number was acknowledged (epoch millis), to find a lost one in the brokers' logs. */
+    private final java.util.Map<Integer, Long> ackedAt = new java.util.HashMap<>();
     private final List<Integer> arrivals = new ArrayList<>();
     private final java.util.concurrent.CountDownLatch subscribed = new java.util.concurrent.CountDownLatch(1);
     private volatile boolean running = true;
@@ -127,6 +129,7 @@ final class ContinuousPair {
                         .payload(Integer.toString(seq).getBytes(StandardCharsets.UTF_8)).send();
                 synchronized (acked) {
                     acked.set(seq);
+                    ackedAt.put(seq, System.currentTimeMillis());
                 }
                 seq++;
                 Thread.sleep(period);
@@ -257,6 +260,9 @@ final class ContinuousPair {
         subscribing = false;
         subscriber.join(15_000);
         System.out.printf("%s: longest pause %d ms from %s%n", name, longestPauseMillis, longestPauseFrom);
+        if (lost() > 0) {
+            System.out.printf("%s: lost %s%n", name, lostRanges());
+        }
         return new Result(acked.cardinality(), lost(), duplicates, duplicatesWithoutDup, reordered(), longestPauseMillis);
     }
 
@@ -275,6 +281,27 @@ final class ContinuousPair {
             missing.andNot(received);
             return missing.cardinality();
         }
+    }
+
+    /** The lost sequence numbers as ranges with the time each range's first and last were acknowledged. */
+    private String lostRanges() {
+        BitSet missing;
+        synchronized (received) {
+            synchronized (acked) {
+                missing = (BitSet) acked.clone();
+            }
+            missing.andNot(received);
+        }
+        StringBuilder out = new StringBuilder();
+        for (int from = missing.nextSetBit(0); from >= 0; ) {
+            int to = missing.nextClearBit(from) - 1;
+            synchronized (acked) {
+                out.append(String.format("%d-%d (acknowledged %s to %s) ", from, to,
+                        java.time.Instant.ofEpochMilli(ackedAt.get(from)), java.time.Instant.ofEpochMilli(ackedAt.get(to))));
+            }
+            from = missing.nextSetBit(to + 1);
+        }
+        return out.toString().trim();
     }
 
     private int reordered() {
