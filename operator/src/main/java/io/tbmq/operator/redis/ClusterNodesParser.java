@@ -8,8 +8,8 @@ import java.util.Set;
 
 /**
  * Reads a node's own state out of its CLUSTER NODES reply: the "myself" line's slots and open
- * migrations ({@code [slot->-target]}, {@code [slot-<-source]}), and the ids of the nodes it can
- * talk to. A node flagged {@code fail}, {@code fail?}, {@code noaddr} or {@code handshake} is not
+ * migrations ({@code [slot->-target]}, {@code [slot-<-source]}), and the ids and addresses of the
+ * nodes it can talk to. A node flagged {@code fail}, {@code fail?}, {@code noaddr} or {@code handshake} is not
  * known: after every pod restarted with a new address, each node lists the others at their old
  * addresses, and only a CLUSTER MEET at the new ones joins them again. When all of them restarted
  * together no node can reach a majority to turn its suspicion ({@code fail?}) into {@code fail}, so
@@ -25,6 +25,7 @@ public final class ClusterNodesParser {
         Map<Integer, String> migrating = new HashMap<>();
         Map<Integer, String> importing = new HashMap<>();
         Set<String> known = new HashSet<>();
+        Map<String, String> addresses = new HashMap<>();
         for (String line : clusterNodes.split("\n")) {
             String[] f = line.trim().split(" ");
             if (f.length < 8) {
@@ -35,6 +36,9 @@ public final class ClusterNodesParser {
                 if (!flags.contains(",fail,") && !flags.contains(",fail?,") && !flags.contains(",noaddr,")
                         && !flags.contains(",handshake,")) {
                     known.add(f[0]);
+                    // ip:port@cport[,hostname]
+                    int bus = f[1].indexOf('@');
+                    addresses.put(f[0], bus < 0 ? f[1] : f[1].substring(0, bus));
                 }
                 continue;
             }
@@ -62,6 +66,6 @@ public final class ClusterNodesParser {
         if (myId == null) {
             throw new IllegalArgumentException("CLUSTER NODES of " + node + " has no myself line");
         }
-        return new NodeState(node, myId, slots, migrating, importing, known);
+        return new NodeState(node, myId, slots, migrating, importing, known, addresses);
     }
 }

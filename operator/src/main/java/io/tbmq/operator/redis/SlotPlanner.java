@@ -32,9 +32,16 @@ public final class SlotPlanner {
         }
         NodeState first = members.get(0);
 
-        List<NodeState> strangers = members.stream().skip(1).filter(n -> !first.known().contains(n.id())).toList();
+        List<NodeState> strangers = members.stream().skip(1).filter(n -> !first.knowsWhereItIs(n)).toList();
         if (!strangers.isEmpty()) {
             return new SlotStep.Meet(first, strangers);
+        }
+        for (NodeState m : members) {
+            // Gossip corrects an old address only once the node timeout has flagged it: meet it there now.
+            List<NodeState> moved = members.stream().filter(o -> m.known().contains(o.id()) && !m.knowsWhereItIs(o)).toList();
+            if (!moved.isEmpty()) {
+                return new SlotStep.Meet(m, moved);
+            }
         }
         for (NodeState m : members) {
             for (NodeState other : members) {

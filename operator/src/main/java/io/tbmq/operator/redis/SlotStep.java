@@ -10,10 +10,11 @@ public sealed interface SlotStep {
     /** Human-readable, for the status condition and Events. */
     String describe();
 
-    /** Introduce {@code newcomers} to the cluster through {@code via}. */
+    /** Introduce {@code newcomers} to the cluster through {@code via}, or tell {@code via} where restarted ones are now. */
     record Meet(NodeState via, List<NodeState> newcomers) implements SlotStep {
         public String describe() {
-            return "adding " + newcomers.stream().map(n -> "redis-" + n.ordinal()).toList() + " to the cluster";
+            return "redis-" + via.ordinal() + " meets " + newcomers.stream().map(n -> "redis-" + n.ordinal()).toList()
+                    + " at their current addresses";
         }
     }
 

@@ -22,6 +22,8 @@ class ClusterNodesParserTest {
         assertThat(state.migrating()).containsEntry(5461, "aaa");
         assertThat(state.importing()).containsEntry(16000, "ccc");
         assertThat(state.known()).containsExactlyInAnyOrder("aaa", "bbb", "ccc");
+        assertThat(state.addresses()).containsEntry("aaa", "127.0.0.1:7000").containsEntry("ccc", "127.0.0.1:7002")
+                .doesNotContainKey("bbb");
         assertThat(state.isAlone()).isFalse();
     }
 

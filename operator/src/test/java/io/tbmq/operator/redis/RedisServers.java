@@ -23,17 +23,21 @@ final class RedisServers implements AutoCloseable {
         this.dir = dir;
     }
 
-    /** Starts {@code count} nodes with ordinals from {@code firstOrdinal}, each on a new free port, and waits until they listen. */
+    /**
+     * Starts {@code count} nodes with ordinals from {@code firstOrdinal}, each on a new free port, and
+     * waits until they listen. An ordinal started before keeps its data directory, so it comes back
+     * with its nodes.conf (its id, and the others at their addresses of then), as a restarted pod does.
+     */
     List<RedisNode> start(int firstOrdinal, int count) throws IOException, InterruptedException {
         List<RedisNode> nodes = new ArrayList<>();
         for (int i = firstOrdinal; i < firstOrdinal + count; i++) {
             int p = freePort();
-            Path data = Files.createDirectories(dir.resolve("redis-" + i + "-" + p));
+            Path data = Files.createDirectories(dir.resolve("redis-" + i));
             Process server = new ProcessBuilder("redis-server", "--port", Integer.toString(p), "--bind", "127.0.0.1",
                     "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
                     "--cluster-node-timeout", Integer.toString(NODE_TIMEOUT_MILLIS), "--dir", data.toString(),
                     "--save", "", "--appendonly", "no", "--daemonize", "no")
-                    .redirectErrorStream(true).redirectOutput(data.resolve("redis.log").toFile()).start();
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(data.resolve("redis.log").toFile())).start();
             servers.add(server);
             nodes.add(new RedisNode(i, "127.0.0.1", p));
         }

@@ -193,6 +193,32 @@ class SlotPlannerTest {
     }
 
     @Test
+    void aMasterListedAtTheAddressItHadBeforeItRestartedIsMetWhereItIsNow() {
+        Sim sim = new Sim(3);
+        sim.converge(3);
+        List<NodeState> restarted = new ArrayList<>();
+        for (NodeState n : sim.observe()) {
+            // Every pod restarted with a new IP: redis-1 still lists redis-2 at its old one, unflagged.
+            Map<String, String> addresses = new HashMap<>();
+            for (NodeState o : sim.observe()) {
+                addresses.put(o.id(), o.node().host() + ":" + o.node().port());
+            }
+            if (n.ordinal() == 1) {
+                addresses.put(sim.id(2), "10.244.0.9:6379");
+            }
+            restarted.add(new NodeState(n.node(), n.id(), n.slots(), n.migrating(), n.importing(), n.known(), addresses));
+        }
+
+        SlotStep step = SlotPlanner.next(restarted, 3, 1024);
+
+        assertThat(step).as("not Done: redis-1 cannot reach redis-2, though it says cluster_state:ok").isInstanceOf(SlotStep.Meet.class);
+        SlotStep.Meet meet = (SlotStep.Meet) step;
+        assertThat(meet.via().ordinal()).isEqualTo(1);
+        assertThat(meet.newcomers()).extracting(NodeState::ordinal).containsExactly(2);
+        assertThat(SlotPlanner.next(sim.observe(), 3, 1024)).as("every address current").isInstanceOf(SlotStep.Done.class);
+    }
+
+    @Test
     void quotasSplit16384Evenly() {
         assertThat(SlotPlanner.quotas(3)).containsExactly(5462, 5461, 5461);
         assertThat(java.util.Arrays.stream(SlotPlanner.quotas(11)).sum()).isEqualTo(16384);
