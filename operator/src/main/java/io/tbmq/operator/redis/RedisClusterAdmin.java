@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -34,6 +35,8 @@ public final class RedisClusterAdmin implements AutoCloseable {
      * milliseconds, large enough that the pipelined commands of a 1024-slot step need few rounds.
      */
     static final int SLOTS_PER_ROUND = 64;
+    /** How long a removed master's reset waits for its clients to let go: over two of the brokers' 5 s periodic topology refreshes. */
+    static final Duration LET_GO = Duration.ofSeconds(12);
 
     /** Event loops and timers shared by every admin session: creating them per reconcile costs more than the work. */
     private static final ClientResources RESOURCES = DefaultClientResources.builder().ioThreadPoolSize(2)
@@ -81,7 +84,9 @@ public final class RedisClusterAdmin implements AutoCloseable {
             case SlotStep.Assign assign -> assign.slots().forEach((node, slots) ->
                     sync(node.node()).clusterAddSlots(slots.stream().toArray()));
             case SlotStep.Move move -> move(move.source(), move.target(), move.slots(), everyone);
-            case SlotStep.Forget forget -> forget(forget.members(), forget.removed());
+            case SlotStep.Forget forget -> {
+                return forget.describe() + forget(forget.members(), forget.removed());
+            }
             case SlotStep.AwaitGossip await -> {
             }
             case SlotStep.Done done -> {
@@ -143,14 +148,54 @@ public final class RedisClusterAdmin implements AutoCloseable {
         awaitAll(told);
     }
 
-    private void forget(List<NodeState> members, NodeState removed) {
-        for (NodeState m : members) {
-            if (m.known().contains(removed.id())) {
-                sync(m.node()).clusterForget(removed.id());
+    /** Returns how the removed masters' clients let go, for the Event. */
+    private String forget(List<NodeState> members, List<NodeState> removed) {
+        for (NodeState gone : removed) {
+            for (NodeState m : members) {
+                if (m.known().contains(gone.id())) {
+                    sync(m.node()).clusterForget(gone.id());
+                }
             }
         }
+        String waited = awaitClientsLetGo(removed);
         // Served nothing and holds no keys: a hard reset gives it a new id so it can never rejoin by gossip.
-        sync(removed.node()).clusterReset(true);
+        removed.forEach(gone -> sync(gone.node()).clusterReset(true));
+        return waited;
+    }
+
+    /**
+     * Until it is reset a removed master answers a command for a slot it gave away with MOVED, which a
+     * client (the brokers' Lettuce) follows and takes as a cue to refresh its slot map. Reset at once,
+     * it would answer "CLUSTERDOWN Hash slot not served", which no client takes as a redirect: a broker
+     * still mapping a slot to it fails those commands until its next periodic refresh, then with "not
+     * connected" once the pod is gone (seen on a real node). So the reset waits until no client but
+     * this admin is connected to any removed master, or {@link #LET_GO} at most.
+     */
+    private String awaitClientsLetGo(List<NodeState> removed) {
+        long start = System.nanoTime();
+        long deadline = start + LET_GO.toNanos();
+        int connected;
+        while ((connected = removed.stream().mapToInt(this::otherClients).sum()) > 0 && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        String waited = String.format(Locale.ROOT, "%.1f s", (System.nanoTime() - start) / 1e9);
+        // Lettuce keeps a removed master in its topology, and its connection open, until the master is
+        // reset: what counts is that every client refreshed its slot map meanwhile (every 5 s, the brokers).
+        return connected == 0 ? " (its clients let go within " + waited + ")"
+                : " (reset after " + waited + ", long enough for its " + connected + " clients to refresh their slot maps)";
+    }
+
+    /** Ordinary client connections to the node other than this admin's (replication links excluded). */
+    int otherClients(NodeState node) {
+        var commands = sync(node.node());
+        String self = "id=" + commands.clientId() + " ";
+        return (int) commands.clientList().lines()
+                .filter(l -> !l.startsWith(self) && l.contains(" flags=N ")).count();
     }
 
     private interface SlotCommand {

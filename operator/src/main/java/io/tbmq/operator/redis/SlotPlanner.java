@@ -72,11 +72,10 @@ public final class SlotPlanner {
                 return new SlotStep.Move(donor, receiver, take(donor.slots(), count), toMoveOff - count);
             }
         }
-        for (NodeState gone : leaving) {
-            boolean stillKnown = members.stream().anyMatch(m -> m.known().contains(gone.id()));
-            if (stillKnown || !gone.isAlone()) {
-                return new SlotStep.Forget(members, gone);
-            }
+        List<NodeState> gone = leaving.stream()
+                .filter(g -> !g.isAlone() || members.stream().anyMatch(m -> m.known().contains(g.id()))).toList();
+        if (!gone.isEmpty()) {
+            return new SlotStep.Forget(members, gone);
         }
 
         NodeState donor = members.stream().max(Comparator.comparingInt(n -> n.slotCount() - quota[n.ordinal()])).orElseThrow();

@@ -3,6 +3,7 @@ package io.tbmq.operator.redis;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /** The next thing to do to the Redis Cluster; {@link SlotPlanner} decides it from what the nodes report. */
 public sealed interface SlotStep {
@@ -41,10 +42,14 @@ public sealed interface SlotStep {
         }
     }
 
-    /** Make every member forget a master that serves nothing any more, and reset it. */
-    record Forget(List<NodeState> members, NodeState removed) implements SlotStep {
+    /**
+     * Make every member forget the masters that serve nothing any more and, once the clients still
+     * connected to them have let go, reset them. All at once: each waits for the same topology refresh.
+     */
+    record Forget(List<NodeState> members, List<NodeState> removed) implements SlotStep {
         public String describe() {
-            return "removing redis-" + removed.ordinal() + " from the cluster";
+            return "removing " + removed.stream().map(n -> "redis-" + n.ordinal()).collect(Collectors.joining(", "))
+                    + " from the cluster";
         }
     }
 

@@ -35,7 +35,8 @@ final class RedisServers implements AutoCloseable {
             Path data = Files.createDirectories(dir.resolve("redis-" + i));
             Process server = new ProcessBuilder("redis-server", "--port", Integer.toString(p), "--bind", "127.0.0.1",
                     "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                    "--cluster-node-timeout", Integer.toString(NODE_TIMEOUT_MILLIS), "--dir", data.toString(),
+                    "--cluster-node-timeout", Integer.toString(NODE_TIMEOUT_MILLIS), "--cluster-allow-replica-migration", "no",
+                    "--dir", data.toString(),
                     "--save", "", "--appendonly", "no", "--daemonize", "no")
                     .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(data.resolve("redis.log").toFile())).start();
             servers.add(server);
@@ -68,7 +69,7 @@ final class RedisServers implements AutoCloseable {
         }
     }
 
-    /** What RedisProvisioner does over successive reconciles, until every node says cluster_state:ok. */
+    /** What RedisProvisioner does over successive reconciles, until every master wanted says cluster_state:ok. */
     static void converge(RedisClusterAdmin admin, List<RedisNode> nodes, int masters, int slotsPerStep) throws InterruptedException {
         long deadline = System.currentTimeMillis() + 60_000;
         SlotStep last = null;
@@ -76,7 +77,7 @@ final class RedisServers implements AutoCloseable {
             List<NodeState> states = nodes.stream().map(admin::observe).toList();
             last = SlotPlanner.next(states, masters, slotsPerStep);
             if (last instanceof SlotStep.Done) {
-                if (nodes.stream().allMatch(admin::clusterStateOk)) {
+                if (nodes.stream().limit(masters).allMatch(admin::clusterStateOk)) {
                     return;
                 }
             } else if (!(last instanceof SlotStep.Move move) || admin.clusterStateOk(move.target().node())) {

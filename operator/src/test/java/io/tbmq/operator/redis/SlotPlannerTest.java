@@ -78,12 +78,12 @@ class SlotPlannerTest {
                     slots.get(mv.target().ordinal()).or(moved);
                     moved.stream().forEach(migrating::remove);
                 }
-                case SlotStep.Forget f -> {
-                    int gone = f.removed().ordinal();
+                case SlotStep.Forget f -> f.removed().forEach(n -> {
+                    int gone = n.ordinal();
                     known.forEach(k -> k.remove(gone));
                     known.set(gone, new HashSet<>(Set.of(gone)));
                     generation.set(gone, generation.get(gone) + 1);
-                }
+                });
                 default -> throw new AssertionError("unexpected " + step);
             }
         }
@@ -154,6 +154,23 @@ class SlotPlannerTest {
                 assertThat(sim.known.get(m)).as("redis-" + m + " still knows removed redis-" + i).doesNotContain(i);
             }
         }
+    }
+
+    @Test
+    void theDrainedMastersAreForgottenTogetherSoTheyWaitForTheirClientsOnce() {
+        Sim sim = new Sim(7);
+        sim.converge(7);
+        SlotStep step;
+        while (!((step = SlotPlanner.next(sim.observe(), 3, 1024)) instanceof SlotStep.Forget)) {
+            assertThat(step).as("drain first").isInstanceOf(SlotStep.Move.class);
+            sim.apply(step);
+        }
+        SlotStep.Forget forget = (SlotStep.Forget) step;
+        assertThat(forget.removed()).extracting(NodeState::ordinal).containsExactly(3, 4, 5, 6);
+        assertThat(forget.members()).extracting(NodeState::ordinal).containsExactly(0, 1, 2);
+        assertThat(forget.describe()).isEqualTo("removing redis-3, redis-4, redis-5, redis-6 from the cluster");
+        sim.apply(step);
+        assertThat(SlotPlanner.next(sim.observe(), 3, 1024)).isInstanceOf(SlotStep.Done.class);
     }
 
     @Test
