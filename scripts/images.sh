@@ -70,13 +70,15 @@ build_image() { # name app-dir "env..." ports...
   for p in "$@"; do ports+=(--config.exposedports "$p"); done
   # The version the image is tagged with is the one the application reports.
   for e in TBMQ_VERSION=$VERSION $envs; do env+=(--config.env "$e"); done
-  # ExitOnOutOfMemoryError: a JVM out of heap in one thread (a Kafka client's network thread) lives on
-  # without it; exiting lets Kubernetes restart the container.
+  # CrashOnOutOfMemoryError: a JVM out of heap in one thread (a Kafka client's network thread) lives on
+  # without it; ending lets Kubernetes restart the container. The crash report goes to stderr, so
+  # `kubectl logs --previous` names the thread and the allocation that ran out (no core file).
   umoci config --image "$layout:$VERSION" --author "tbmq" --os linux --architecture amd64 \
     --config.user 185:185 --config.workingdir /app \
     --config.env JAVA_HOME=/opt/java --config.env PATH=/opt/java/bin:/usr/bin:/bin \
     --config.entrypoint /opt/java/bin/java --config.entrypoint -XX:MaxRAMPercentage=75 \
-    --config.entrypoint -XX:+ExitOnOutOfMemoryError \
+    --config.entrypoint -XX:+CrashOnOutOfMemoryError --config.entrypoint -XX:+ErrorFileToStderr \
+    --config.entrypoint -XX:-CreateCoredumpOnCrash \
     --config.entrypoint -jar --config.entrypoint /app/quarkus-run.jar \
     "${ports[@]}" "${env[@]}" \
     --config.label "org.opencontainers.image.title=$name" --config.label "org.opencontainers.image.version=$VERSION"

@@ -46,13 +46,15 @@ final class PodLogRecorder implements AutoCloseable {
             for (String ns : namespaces) {
                 for (Pod p : client.pods().inNamespace(ns).list().getItems()) {
                     String uid = p.getMetadata().getUid();
-                    boolean running = p.getStatus() != null && p.getStatus().getContainerStatuses() != null
-                            && p.getStatus().getContainerStatuses().stream().anyMatch(c -> c.getState() != null && c.getState().getRunning() != null);
-                    if (!running || followed.contains(uid)) {
+                    var running = p.getStatus() == null || p.getStatus().getContainerStatuses() == null ? null
+                            : p.getStatus().getContainerStatuses().stream().filter(c -> c.getState() != null && c.getState().getRunning() != null)
+                                    .findFirst().orElse(null);
+                    // A restarted container is followed anew: its predecessor's stream ended with its last words.
+                    String instance = uid.substring(0, 8) + (running == null || running.getRestartCount() == 0 ? "" : "-restart-" + running.getRestartCount());
+                    if (running == null || !followed.add(instance)) {
                         continue;
                     }
-                    followed.add(uid);
-                    OutputStream out = Files.newOutputStream(dir.resolve(p.getMetadata().getName() + "-" + uid.substring(0, 8) + ".log"));
+                    OutputStream out = Files.newOutputStream(dir.resolve(p.getMetadata().getName() + "-" + instance + ".log"));
                     files.add(out);
                     watches.add(client.pods().inNamespace(ns).withName(p.getMetadata().getName()).watchLog(out));
                 }

@@ -303,12 +303,35 @@ class RealClusterFaultsE2E {
         }
     }
 
-    /** The end of a restarted container's previous log (the kubelet keeps it until the pod goes). */
+    /**
+     * What a restarted container's previous log says about its end (the kubelet keeps it until the pod
+     * goes): the JVM's crash report (the image crashes on OutOfMemoryError) reduced to the failing
+     * thread and its Java frames, or else the last lines.
+     */
     private String previousLog(String pod) {
         try {
-            return client.pods().inNamespace(NS).withName(pod).terminated().tailingLines(15).getLog();
+            List<String> lines = client.pods().inNamespace(NS).withName(pod).terminated().tailingLines(3000).getLog().lines().toList();
+            int thread = indexOf(lines, "Current thread");
+            int frames = indexOf(lines, "Java frames:");
+            if (thread < 0) {
+                return String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
+            }
+            List<String> report = new ArrayList<>(lines.subList(Math.max(0, indexOf(lines, "# A fatal error")), thread + 1));
+            if (frames >= 0) {
+                report.addAll(lines.subList(frames, Math.min(lines.size(), frames + 25)));
+            }
+            return String.join("\n", report);
         } catch (RuntimeException e) {
             return "(not readable: " + e.getMessage() + ")";
         }
+    }
+
+    private static int indexOf(List<String> lines, String start) {
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).startsWith(start)) {
+                return i;
+            }
+        }
+        return -1;
     }
 }
