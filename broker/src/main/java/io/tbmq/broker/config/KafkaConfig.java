@@ -104,6 +104,15 @@ public interface KafkaConfig {
     @WithDefault("10s")
     Duration consumerSessionTimeout();
 
+    /**
+     * How often a consumer tells its group it is alive, and so how soon it notices a rebalance: when
+     * a node joins (a scale-up) every member must rejoin before any of them reads on, twice with
+     * cooperative assignment (revoke, then assign), so this bounds the pause twice over. At most a
+     * third of the session timeout.
+     */
+    @WithDefault("500ms")
+    Duration consumerHeartbeatInterval();
+
     /** Extra client properties for every Kafka client (security.protocol, sasl.*, ssl.*). */
     Map<String, String> properties();
 

@@ -96,7 +96,12 @@ public final class KafkaClients {
         // pause when a node does not come back.
         p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "tbmq-" + nodeId + "-" + clientIdSuffix);
         p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, Long.toString(config.consumerSessionTimeout().toMillis()));
-        p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, Long.toString(Math.max(500, config.consumerSessionTimeout().toMillis() / 5)));
+        p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, Long.toString(heartbeatMillis()));
         return p;
+    }
+
+    private long heartbeatMillis() {
+        long ceiling = Math.max(1, config.consumerSessionTimeout().toMillis() / 3);
+        return Math.max(1, Math.min(config.consumerHeartbeatInterval().toMillis(), ceiling));
     }
 }

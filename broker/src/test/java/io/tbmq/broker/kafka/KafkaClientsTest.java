@@ -19,6 +19,11 @@ import io.tbmq.broker.config.KafkaConfig;
 class KafkaClientsTest {
 
     private static KafkaConfig config(Optional<String> file, Map<String, String> inline) {
+        return config(file, inline, java.time.Duration.ofSeconds(10), java.time.Duration.ofMillis(500));
+    }
+
+    private static KafkaConfig config(Optional<String> file, Map<String, String> inline, java.time.Duration session,
+            java.time.Duration heartbeat) {
         return (KafkaConfig) Proxy.newProxyInstance(KafkaConfig.class.getClassLoader(), new Class<?>[] { KafkaConfig.class },
                 (proxy, method, args) -> switch (method.getName()) {
                     case "bootstrapServers" -> "kafka:9092";
@@ -29,7 +34,8 @@ class KafkaClientsTest {
                     case "consumerCommitInterval" -> java.time.Duration.ofMillis(100);
                     case "metadataMaxAge" -> java.time.Duration.ofSeconds(30);
                     case "consumerMetadataMaxAge" -> java.time.Duration.ofSeconds(3);
-                    case "consumerSessionTimeout" -> java.time.Duration.ofSeconds(10);
+                    case "consumerSessionTimeout" -> session;
+                    case "consumerHeartbeatInterval" -> heartbeat;
                     case "properties" -> inline;
                     default -> throw new UnsupportedOperationException(method.getName());
                 });
@@ -61,6 +67,15 @@ class KafkaClientsTest {
         Properties app = clients.clientConsumer("tbmq-app-c1", "app-1", java.time.Duration.ofMillis(100));
         assertThat(app).containsEntry("fetch.min.bytes", "1").containsEntry("fetch.max.wait.ms", "100")
                 .containsEntry("group.id", "tbmq-app-c1");
+    }
+
+    @Test
+    void consumersHeartbeatOftenSoARebalanceIsNoticedWithinHalfASecondButNeverPastAThirdOfTheSession() {
+        Properties p = new KafkaClients(config(Optional.empty(), Map.of()), "node-0").consumer("tbmq-msg-all-router", "router-0");
+        assertThat(p).containsEntry("heartbeat.interval.ms", "500").containsEntry("session.timeout.ms", "10000");
+        Properties tight = new KafkaClients(config(Optional.empty(), Map.of(), java.time.Duration.ofSeconds(1),
+                java.time.Duration.ofMillis(500)), "node-0").consumer("tbmq-msg-all-router", "router-0");
+        assertThat(tight).containsEntry("heartbeat.interval.ms", "333");
     }
 
     @Test
