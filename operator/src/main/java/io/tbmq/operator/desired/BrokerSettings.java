@@ -132,9 +132,9 @@ public final class BrokerSettings {
 
     /** Three seeds are enough for Lettuce to learn the topology; masters 0-2 always exist (at least 3). */
     private static String redisSeeds(Names names) {
-        StringBuilder seeds = new StringBuilder();
+        StringBuilder seeds = new StringBuilder(names.redisClient() + "." + names.namespace() + ".svc:" + RedisModel.PORT);
         for (int i = 0; i < 3; i++) {
-            seeds.append(i == 0 ? "" : ",").append(names.redisHost(i)).append(':').append(RedisModel.PORT);
+            seeds.append(',').append(names.redisHost(i)).append(':').append(RedisModel.PORT);
         }
         return seeds.toString();
     }

@@ -51,6 +51,11 @@ public record Names(String cluster, String namespace) {
         return redis() + "-" + ordinal;
     }
 
+    /** The ClusterIP Service in front of every ready Redis pod: the brokers' first Redis address. */
+    public String redisClient() {
+        return redis() + "-client";
+    }
+
     /** The stable DNS name of a Redis pod behind the headless Service. */
     public String redisHost(int ordinal) {
         return redisPod(ordinal) + "." + redis() + "." + namespace + ".svc";

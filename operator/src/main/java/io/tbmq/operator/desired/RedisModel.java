@@ -79,6 +79,23 @@ public final class RedisModel {
                 .build();
     }
 
+    /**
+     * A ClusterIP Service in front of the ready Redis pods, the brokers' first seed. When every master
+     * restarted with a new IP, the brokers' Redis client knows only the old IPs and falls back to its
+     * seeds: a pod's DNS name can still give the old IP for seconds (the DNS caches), this Service's
+     * address never changes and kube-proxy follows the pods as soon as they are ready.
+     */
+    public static Service client(TbmqCluster owner, Names names) {
+        return new ServiceBuilder()
+                .withMetadata(Owners.meta(owner, names.redisClient(), COMPONENT).build())
+                .withNewSpec()
+                    .withType("ClusterIP")
+                    .withSelector(Labels.selector(owner.getMetadata().getName(), COMPONENT))
+                    .addNewPort().withName("redis").withPort(PORT).endPort()
+                .endSpec()
+                .build();
+    }
+
     /** A disruption (a node drain) takes at most one master at a time: its slots are unserved until it is back. */
     public static PodDisruptionBudget disruptionBudget(TbmqCluster owner, Names names) {
         return new PodDisruptionBudgetBuilder()

@@ -57,6 +57,7 @@ public final class RedisProvisioner {
         int masters = plan.redisMasters().value();
         applier.apply(RedisModel.config(owner, names));
         applier.apply(RedisModel.headless(owner, names));
+        applier.apply(RedisModel.client(owner, names));
         applier.apply(RedisModel.disruptionBudget(owner, names));
         StatefulSet before = applier.current(RedisModel.statefulSet(owner, names, masters));
         int current = before == null || before.getSpec().getReplicas() == null ? 0 : before.getSpec().getReplicas();
@@ -211,6 +212,7 @@ public final class RedisProvisioner {
         client.apps().statefulSets().inNamespace(names.namespace()).withName(names.redis()).delete();
         client.policy().v1().podDisruptionBudget().inNamespace(names.namespace()).withName(names.redis()).delete();
         client.services().inNamespace(names.namespace()).withName(names.redis()).delete();
+        client.services().inNamespace(names.namespace()).withName(names.redisClient()).delete();
         client.configMaps().inNamespace(names.namespace()).withName(names.redis()).delete();
         events.normal(owner, "UnusedRedisDeleted", "deleted the managed Redis Cluster " + names.redis() + " as "
                 + TbmqCluster.DELETE_UNUSED + " asked");

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.strimzi.api.kafka.model.topic.KafkaTopic;
@@ -87,7 +88,12 @@ class DesiredObjectsTest {
                 .containsEntry("TBMQ_PERSISTENCE_PERSISTED_PARTITIONS", "12")
                 .containsEntry("TBMQ_SECURITY_ALLOW_ANONYMOUS", "false")
                 .containsEntry("TBMQ_SECURITY_CREDENTIALS_FILE", "/etc/tbmq/credentials/credentials.yaml");
-        assertThat(env.get("TBMQ_REDIS_NODES")).startsWith("p2p-200k-redis-0.p2p-200k-redis.iot.svc:6379,");
+        // The ClusterIP Service first: after every master restarted with a new IP, it still leads to them.
+        assertThat(env.get("TBMQ_REDIS_NODES")).startsWith("p2p-200k-redis-client.iot.svc:6379,p2p-200k-redis-0.p2p-200k-redis.iot.svc:6379,");
+        Service seed = RedisModel.client(c, names);
+        assertThat(seed.getSpec().getType()).isEqualTo("ClusterIP");
+        assertThat(seed.getSpec().getPublishNotReadyAddresses()).as("only ready pods behind it").isNotEqualTo(Boolean.TRUE);
+        assertThat(seed.getSpec().getSelector()).isEqualTo(redis.getSpec().getSelector().getMatchLabels());
 
         var config = BrokerModel.config(c, names, BrokerSettings.properties(c, plan, names));
         StatefulSet brokers = BrokerModel.statefulSet(c, names, plan, config);
@@ -99,7 +105,7 @@ class DesiredObjectsTest {
         assertThat(broker.getEnvFrom()).singleElement()
                 .satisfies(e -> assertThat(e.getConfigMapRef().getName()).isEqualTo("p2p-200k-broker-config"));
         for (HasMetadata o : List.of(pool, kafka, topics.get(0), redis, config, brokers, BrokerModel.disruptionBudget(c, names),
-                BrokerModel.clientService(c, names), RedisModel.headless(c, names))) {
+                BrokerModel.clientService(c, names), RedisModel.headless(c, names), seed)) {
             assertOwned(o, c);
         }
     }
