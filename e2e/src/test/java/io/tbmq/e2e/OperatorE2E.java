@@ -224,11 +224,14 @@ class OperatorE2E {
         assertThat(eventReasons()).contains("ScalingBrokers", "ScalingRedis", "RedisNodesJoined", "RedisSlotsMoved",
                 "PartitionsRaised");
         // The Meet is retried every 250 ms until gossip settles: one Event, counted, not one per retry.
+        // Two operators ran here, and each writes an Event before the write it announces: the second
+        // writes one again for a write the first was stopped before finishing (BrokerProvisioner), so
+        // an Event may exist once per operator run, never once per retry.
         Map<String, Long> repeated = client.v1().events().inNamespace(NS).list().getItems().stream()
                 .filter(e -> e.getSource() != null && "tbmq-operator".equals(e.getSource().getComponent()))
                 .collect(java.util.stream.Collectors.groupingBy(e -> e.getReason() + ": " + e.getMessage(),
                         java.util.stream.Collectors.counting()));
-        assertThat(repeated).allSatisfy((what, events) -> assertThat(events).as(what).isEqualTo(1L));
+        assertThat(repeated).allSatisfy((what, events) -> assertThat(events).as(what).isBetween(1L, 2L));
         // Partitions and batch size are live settings: the scale did not roll the brokers.
         assertThat(eventReasons()).contains("BrokerSettingsApplied");
         // Dozens of reconciles, an operator restart: the StatefulSets and pods it watches were read from its informers.
