@@ -18,7 +18,7 @@ import io.tbmq.broker.auth.Authenticator;
 import io.tbmq.broker.auth.CredentialStore;
 import io.tbmq.broker.config.MqttConfig;
 import io.tbmq.broker.config.SecurityConfig;
-import io.tbmq.broker.message.PublishMessage;
+import io.tbmq.broker.record.PublishMessage;
 import io.tbmq.broker.metrics.BrokerMetrics;
 import io.tbmq.broker.persistence.SessionStores;
 import io.tbmq.broker.persistence.StoreHooks;

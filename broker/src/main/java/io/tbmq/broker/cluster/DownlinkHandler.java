@@ -14,9 +14,10 @@ import io.tbmq.broker.metrics.BrokerMetrics;
 import io.tbmq.broker.session.RemoteSessions;
 import io.tbmq.broker.session.Session;
 import io.tbmq.broker.session.SessionRegistry;
-import io.tbmq.broker.session.SessionState;
+import io.tbmq.broker.record.SessionState;
 import io.tbmq.broker.util.RateLimitedLog;
 import io.tbmq.broker.util.LogText;
+import io.tbmq.broker.record.DownlinkRecord;
 
 /**
  * This node's downlink topics: copies other nodes matched for clients held here. A copy for the

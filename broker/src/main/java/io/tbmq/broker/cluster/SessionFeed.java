@@ -10,7 +10,7 @@ import io.tbmq.broker.kafka.CompactedTail;
 import io.tbmq.broker.session.Session;
 import io.tbmq.broker.session.SessionJournal;
 import io.tbmq.broker.session.SessionRegistry;
-import io.tbmq.broker.session.SessionState;
+import io.tbmq.broker.record.SessionState;
 import io.tbmq.broker.util.RateLimitedLog;
 import io.tbmq.broker.util.LogText;
 

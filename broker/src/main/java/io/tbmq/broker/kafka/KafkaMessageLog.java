@@ -3,8 +3,8 @@ package io.tbmq.broker.kafka;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 
-import io.tbmq.broker.message.PublishMessage;
-import io.tbmq.broker.message.PublishMessageCodec;
+import io.tbmq.broker.record.PublishMessage;
+import io.tbmq.broker.record.PublishMessageCodec;
 import io.tbmq.broker.metrics.BrokerMetrics;
 import io.tbmq.broker.routing.MessageLog;
 

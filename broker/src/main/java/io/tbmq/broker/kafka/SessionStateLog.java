@@ -6,7 +6,7 @@ import org.jboss.logging.Logger;
 
 import io.tbmq.broker.session.Session;
 import io.tbmq.broker.session.SessionJournal;
-import io.tbmq.broker.session.SessionState;
+import io.tbmq.broker.record.SessionState;
 import io.tbmq.broker.util.RateLimitedLog;
 
 /**

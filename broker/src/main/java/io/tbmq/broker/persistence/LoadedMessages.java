@@ -6,8 +6,9 @@ import java.util.List;
 import org.jboss.logging.Logger;
 
 import io.tbmq.broker.persistence.redis.DeviceMessageStore;
-import io.tbmq.broker.session.OutboundMessage;
+import io.tbmq.broker.record.OutboundMessage;
 import io.tbmq.broker.util.LogText;
+import io.tbmq.broker.record.StoredMessage;
 
 /**
  * What a DEVICE client has in Redis, ready for its session: packet ids that only owe a PUBREL,

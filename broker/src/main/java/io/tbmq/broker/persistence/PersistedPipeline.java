@@ -11,7 +11,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.jboss.logging.Logger;
 
-import io.tbmq.broker.cluster.DownlinkRecord;
+import io.tbmq.broker.record.DownlinkRecord;
 import io.tbmq.broker.cluster.Downlinks;
 import io.tbmq.broker.kafka.LogConsumer;
 import io.tbmq.broker.metrics.BrokerMetrics;
@@ -19,9 +19,11 @@ import io.tbmq.broker.persistence.redis.DeviceMessageStore;
 import io.tbmq.broker.session.RemoteSessions;
 import io.tbmq.broker.session.Session;
 import io.tbmq.broker.session.SessionRegistry;
-import io.tbmq.broker.session.SessionState;
+import io.tbmq.broker.record.SessionState;
 import io.tbmq.broker.util.RateLimitedLog;
 import io.tbmq.broker.util.LogText;
+import io.tbmq.broker.record.PersistedRecord;
+import io.tbmq.broker.record.StoredMessage;
 
 /**
  * tbmq.msg.persisted into Redis, then to the client: each polled batch is grouped per client (or

@@ -6,7 +6,7 @@ import java.util.function.BooleanSupplier;
 
 import io.tbmq.broker.auth.ClientType;
 import io.tbmq.broker.persistence.redis.DeviceMessageStore;
-import io.tbmq.broker.session.Persistence;
+import io.tbmq.broker.record.Persistence;
 import io.tbmq.broker.session.Session;
 
 /**

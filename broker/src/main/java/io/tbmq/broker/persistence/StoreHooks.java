@@ -30,7 +30,7 @@ public final class StoreHooks implements Session.StoreHooks {
 
     @Override
     public void acknowledged(Session session, int packetId, long score) {
-        if (session.persistence() == io.tbmq.broker.session.Persistence.APPLICATION) {
+        if (session.persistence() == io.tbmq.broker.record.Persistence.APPLICATION) {
             applications.acknowledged(session.clientId(), score);
         } else if (devices != null) {
             devices.acknowledge(session.clientId(), packetId);
@@ -39,7 +39,7 @@ public final class StoreHooks implements Session.StoreHooks {
 
     @Override
     public void released(Session session, int packetId, long score) {
-        if (session.persistence() != io.tbmq.broker.session.Persistence.APPLICATION && devices != null) {
+        if (session.persistence() != io.tbmq.broker.record.Persistence.APPLICATION && devices != null) {
             devices.release(session.clientId(), packetId).whenComplete((v, e) -> failed(e, session));
         }
     }

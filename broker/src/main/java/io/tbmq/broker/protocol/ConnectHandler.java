@@ -21,16 +21,16 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.tbmq.broker.auth.Authenticator;
 import io.tbmq.broker.config.MqttConfig;
-import io.tbmq.broker.message.MessageProperties;
-import io.tbmq.broker.persistence.StoredMessage;
+import io.tbmq.broker.record.MessageProperties;
+import io.tbmq.broker.record.StoredMessage;
 import io.tbmq.broker.persistence.LoadedMessages;
 import io.tbmq.broker.persistence.redis.DeviceMessageStore;
-import io.tbmq.broker.session.OutboundMessage;
-import io.tbmq.broker.session.Persistence;
+import io.tbmq.broker.record.OutboundMessage;
+import io.tbmq.broker.record.Persistence;
 import io.tbmq.broker.session.Session;
 import io.tbmq.broker.session.SessionRegistry;
 import io.tbmq.broker.topic.Topics;
-import io.tbmq.broker.will.Will;
+import io.tbmq.broker.record.Will;
 import io.tbmq.broker.util.LogText;
 
 /**
@@ -158,7 +158,7 @@ final class ConnectHandler {
         c.session(session);
         session.deliveryAcl(outcome.identity().acl());
         // Recorded with the session so another node can publish it if this one dies.
-        session.will(will == null ? null : io.tbmq.broker.will.WillCodec.encode(will));
+        session.will(will == null ? null : io.tbmq.broker.record.WillCodec.encode(will));
         session.persistence(broker.stores().kindFor(outcome.identity().type(), grantedExpiry));
         MqttProperties props = c.isV5() ? connAckProperties(broker.mqtt(), clientId, assigned, requestedExpiry, grantedExpiry,
                 serverKeepAlive, responseInformation) : MqttProperties.NO_PROPERTIES;

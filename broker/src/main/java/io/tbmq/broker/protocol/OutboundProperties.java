@@ -4,9 +4,9 @@ import java.nio.charset.StandardCharsets;
 
 import io.netty.handler.codec.mqtt.MqttProperties;
 import io.netty.handler.codec.mqtt.MqttProperties.MqttPropertyType;
-import io.tbmq.broker.message.MessageProperties;
-import io.tbmq.broker.message.PublishMessage;
-import io.tbmq.broker.message.UserProperty;
+import io.tbmq.broker.record.MessageProperties;
+import io.tbmq.broker.record.PublishMessage;
+import io.tbmq.broker.record.UserProperty;
 
 /**
  * The MQTT 5 properties of an outgoing PUBLISH: what the publisher sent, passed through

@@ -5,7 +5,7 @@ import java.util.List;
 
 import io.netty.handler.codec.mqtt.MqttProperties;
 import io.netty.handler.codec.mqtt.MqttProperties.MqttPropertyType;
-import io.tbmq.broker.message.UserProperty;
+import io.tbmq.broker.record.UserProperty;
 
 /** Typed reads of decoded MQTT 5 properties; absent means the given default. */
 final class Props {

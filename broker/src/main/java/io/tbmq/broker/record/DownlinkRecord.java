@@ -1,10 +1,8 @@
-package io.tbmq.broker.cluster;
+package io.tbmq.broker.record;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 
-import io.tbmq.broker.persistence.StoredMessage;
-import io.tbmq.broker.session.OutboundMessage;
 
 /**
  * A message for one client of another node, as it travels in that node's downlink topic (key =

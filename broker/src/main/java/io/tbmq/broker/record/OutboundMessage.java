@@ -1,6 +1,5 @@
-package io.tbmq.broker.session;
+package io.tbmq.broker.record;
 
-import io.tbmq.broker.message.PublishMessage;
 
 /**
  * A message on its way to one client: the routed message plus what this delivery decided, the

@@ -1,4 +1,4 @@
-package io.tbmq.broker.persistence;
+package io.tbmq.broker.record;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;

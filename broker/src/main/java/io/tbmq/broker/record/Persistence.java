@@ -1,4 +1,4 @@
-package io.tbmq.broker.session;
+package io.tbmq.broker.record;
 
 /**
  * Where a session's messages live while it is away: only in memory (a session with expiry 0, or

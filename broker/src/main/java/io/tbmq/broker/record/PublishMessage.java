@@ -1,4 +1,4 @@
-package io.tbmq.broker.message;
+package io.tbmq.broker.record;
 
 /**
  * An application message as the broker routes it through Kafka: immutable, independent of any

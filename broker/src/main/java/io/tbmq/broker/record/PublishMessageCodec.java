@@ -1,4 +1,4 @@
-package io.tbmq.broker.message;
+package io.tbmq.broker.record;
 
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;

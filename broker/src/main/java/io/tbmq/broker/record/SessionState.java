@@ -1,4 +1,4 @@
-package io.tbmq.broker.session;
+package io.tbmq.broker.record;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.tbmq.broker.subscription.SubscriptionOptions;
 
 /**
  * One client's session as the cluster sees it: the value of a record in the compacted topic

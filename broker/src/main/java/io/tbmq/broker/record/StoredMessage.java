@@ -1,11 +1,8 @@
-package io.tbmq.broker.persistence;
+package io.tbmq.broker.record;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 
-import io.tbmq.broker.message.PublishMessage;
-import io.tbmq.broker.message.PublishMessageCodec;
-import io.tbmq.broker.session.OutboundMessage;
 
 /**
  * A message for one subscriber as it is stored (Redis value, tbmq.msg.persisted record body): the

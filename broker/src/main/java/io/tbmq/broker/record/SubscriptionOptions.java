@@ -1,4 +1,4 @@
-package io.tbmq.broker.subscription;
+package io.tbmq.broker.record;
 
 /**
  * What a client asked for with one subscription (MQTT 5 §3.8.3.1); v3 clients get defaults.

@@ -1,8 +1,4 @@
-package io.tbmq.broker.will;
-
-import io.tbmq.broker.message.MessageProperties;
-import io.tbmq.broker.message.PublishMessage;
-import io.tbmq.broker.util.Clock;
+package io.tbmq.broker.record;
 
 /**
  * A Will Message from CONNECT (§3.1.2.5), kept until the connection ends.
@@ -13,10 +9,9 @@ import io.tbmq.broker.util.Clock;
 public record Will(String clientId, String topic, int qos, boolean retain, byte[] payload, MessageProperties properties,
         long messageExpirySeconds, long delaySeconds) {
 
-    /** The message as published now. */
-    public PublishMessage toMessage() {
-        long now = System.currentTimeMillis();
-        long expiresAt = messageExpirySeconds < 0 ? 0 : now + messageExpirySeconds * 1000;
-        return new PublishMessage(topic, qos, retain, payload, properties, clientId, Clock.nowMicros(), expiresAt);
+    /** The message as published at {@code nowMillis} (wall clock) and {@code nowMicros} (the broker's clock). */
+    public PublishMessage toMessage(long nowMillis, long nowMicros) {
+        long expiresAt = messageExpirySeconds < 0 ? 0 : nowMillis + messageExpirySeconds * 1000;
+        return new PublishMessage(topic, qos, retain, payload, properties, clientId, nowMicros, expiresAt);
     }
 }

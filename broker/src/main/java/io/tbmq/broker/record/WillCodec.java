@@ -1,10 +1,8 @@
-package io.tbmq.broker.will;
+package io.tbmq.broker.record;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 
-import io.tbmq.broker.message.PublishMessage;
-import io.tbmq.broker.message.PublishMessageCodec;
 
 /**
  * A Will as it travels in a session record, so that the node that notices its client's node died

@@ -5,8 +5,8 @@ import java.nio.charset.StandardCharsets;
 import org.jboss.logging.Logger;
 
 import io.tbmq.broker.kafka.CompactedTail;
-import io.tbmq.broker.message.PublishMessage;
-import io.tbmq.broker.message.PublishMessageCodec;
+import io.tbmq.broker.record.PublishMessage;
+import io.tbmq.broker.record.PublishMessageCodec;
 import io.tbmq.broker.util.RateLimitedLog;
 
 /**

@@ -2,7 +2,7 @@ package io.tbmq.broker.retain;
 
 import java.util.concurrent.CompletableFuture;
 
-import io.tbmq.broker.message.PublishMessage;
+import io.tbmq.broker.record.PublishMessage;
 
 /**
  * Tells the other nodes about a retained message (or a cleared topic) this node accepted; the

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.tbmq.broker.message.PublishMessage;
+import io.tbmq.broker.record.PublishMessage;
 import io.tbmq.broker.subscription.SubscriptionTrie;
 import io.tbmq.broker.topic.TopicFilter;
 

@@ -2,7 +2,7 @@ package io.tbmq.broker.routing;
 
 import java.util.concurrent.CompletableFuture;
 
-import io.tbmq.broker.session.OutboundMessage;
+import io.tbmq.broker.record.OutboundMessage;
 
 /**
  * Where the router sends copies it does not hand to a session in this node's memory: a DEVICE

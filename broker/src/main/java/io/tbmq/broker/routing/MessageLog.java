@@ -2,7 +2,7 @@ package io.tbmq.broker.routing;
 
 import java.util.concurrent.CompletableFuture;
 
-import io.tbmq.broker.message.PublishMessage;
+import io.tbmq.broker.record.PublishMessage;
 
 /**
  * The durable log every PUBLISH passes through: Kafka topic {@code tbmq.msg.all} in production.

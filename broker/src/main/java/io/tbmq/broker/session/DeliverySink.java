@@ -1,5 +1,7 @@
 package io.tbmq.broker.session;
 
+import io.tbmq.broker.record.OutboundMessage;
+
 /**
  * Where a session's messages go while its client is connected: the connection. All calls but
  * {@link #scheduleDrain()} happen on the connection's event loop.

@@ -2,6 +2,7 @@ package io.tbmq.broker.session;
 
 import java.util.ArrayList;
 import java.util.List;
+import io.tbmq.broker.record.OutboundMessage;
 
 /**
  * Messages sent to a client and not yet acknowledged, in send order. The window is small (the

@@ -1,5 +1,7 @@
 package io.tbmq.broker.session;
 
+import io.tbmq.broker.record.SessionState;
+
 /**
  * Sessions other broker nodes hold, as this node last read them from tbmq.client.session. A node
  * consults it to route to clients connected elsewhere and to take over a session whose client

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.tbmq.broker.subscription.SubscriptionTrie;
+import io.tbmq.broker.record.SessionState;
 
 /**
  * All sessions of this node by client id: opening (clean start, resumption, takeover), the

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
+import io.tbmq.broker.record.SubscriptionOptions;
 
 /**
  * Members of one shared subscription {@code $share/<group>/<filter>}. Each message goes to one

@@ -1,6 +1,7 @@
 package io.tbmq.broker.subscription;
 
 import java.util.Arrays;
+import io.tbmq.broker.record.SubscriptionOptions;
 
 /**
  * One client that a message is to be delivered to, with the options of every subscription of

@@ -11,6 +11,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Predicate;
 
 import io.tbmq.broker.topic.TopicFilter;
+import io.tbmq.broker.record.SubscriptionOptions;
 
 /**
  * The subscription index: a trie of filter levels, matched against every routed message.

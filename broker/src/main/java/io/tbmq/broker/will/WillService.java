@@ -10,7 +10,9 @@ import org.jboss.logging.Logger;
 import io.tbmq.broker.routing.Publisher;
 import io.tbmq.broker.session.Session;
 import io.tbmq.broker.session.SessionRegistry;
+import io.tbmq.broker.util.Clock;
 import io.tbmq.broker.util.LogText;
+import io.tbmq.broker.record.Will;
 
 /**
  * Publishes Will Messages: at once when a connection ends without a normal DISCONNECT, or after
@@ -74,7 +76,7 @@ public final class WillService implements SessionRegistry.SessionListener {
     }
 
     private void publish(Will will) {
-        publisher.publish(will.toMessage()).whenComplete((ok, error) -> {
+        publisher.publish(will.toMessage(System.currentTimeMillis(), Clock.nowMicros())).whenComplete((ok, error) -> {
             if (error != null) {
                 LOG.warnf("Will of %s to %s not published: %s", LogText.of(will.clientId()), LogText.of(will.topic()), error.getMessage());
             }

@@ -6,10 +6,10 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
-import io.tbmq.broker.session.Persistence;
-import io.tbmq.broker.session.SessionState;
+import io.tbmq.broker.record.Persistence;
+import io.tbmq.broker.record.SessionState;
 import io.tbmq.broker.subscription.Subscriber;
-import io.tbmq.broker.subscription.SubscriptionOptions;
+import io.tbmq.broker.record.SubscriptionOptions;
 import io.tbmq.broker.subscription.SubscriptionTrie;
 
 class ClusterDirectoryTest {

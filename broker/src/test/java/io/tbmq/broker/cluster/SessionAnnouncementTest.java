@@ -18,13 +18,13 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import io.tbmq.broker.session.DeliverySink;
-import io.tbmq.broker.session.OutboundMessage;
-import io.tbmq.broker.session.Persistence;
+import io.tbmq.broker.record.OutboundMessage;
+import io.tbmq.broker.record.Persistence;
 import io.tbmq.broker.session.Session;
 import io.tbmq.broker.session.SessionJournal;
 import io.tbmq.broker.session.SessionRegistry;
-import io.tbmq.broker.session.SessionState;
-import io.tbmq.broker.subscription.SubscriptionOptions;
+import io.tbmq.broker.record.SessionState;
+import io.tbmq.broker.record.SubscriptionOptions;
 import io.tbmq.broker.subscription.SubscriptionTrie;
 
 /**

@@ -7,13 +7,14 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
-import io.tbmq.broker.message.MessageProperties;
-import io.tbmq.broker.session.OutboundMessage;
-import io.tbmq.broker.session.Persistence;
-import io.tbmq.broker.session.SessionState;
-import io.tbmq.broker.subscription.SubscriptionOptions;
-import io.tbmq.broker.will.Will;
-import io.tbmq.broker.will.WillCodec;
+import io.tbmq.broker.record.MessageProperties;
+import io.tbmq.broker.record.OutboundMessage;
+import io.tbmq.broker.record.Persistence;
+import io.tbmq.broker.record.SessionState;
+import io.tbmq.broker.record.SubscriptionOptions;
+import io.tbmq.broker.record.Will;
+import io.tbmq.broker.record.WillCodec;
+import io.tbmq.broker.record.DownlinkRecord;
 
 /** What nodes tell each other through Kafka survives the trip. */
 class SessionRecordsTest {
@@ -66,9 +67,9 @@ class SessionRecordsTest {
 
     @Test
     void aDownlinkRecordCarriesTheStoreAssignedIdsAndCountsHops() {
-        var message = new io.tbmq.broker.message.PublishMessage("cmd/x", 1, false, "on".getBytes(), MessageProperties.NONE, "p", 1,
+        var message = new io.tbmq.broker.record.PublishMessage("cmd/x", 1, false, "on".getBytes(), MessageProperties.NONE, "p", 1,
                 0);
-        DownlinkRecord r = new DownlinkRecord(99, 0, 65535, 70000, io.tbmq.broker.persistence.StoredMessage.encode(
+        DownlinkRecord r = new DownlinkRecord(99, 0, 65535, 70000, io.tbmq.broker.record.StoredMessage.encode(
                 new OutboundMessage(message, 1, false, new int[] {4})));
         DownlinkRecord back = DownlinkRecord.decode(r.forwarded().encode());
         assertThat(back.epoch()).isEqualTo(99);

@@ -17,7 +17,7 @@ import io.netty.handler.codec.mqtt.MqttProperties;
 import io.netty.handler.codec.mqtt.MqttProperties.MqttPropertyType;
 import io.netty.handler.codec.mqtt.MqttPublishMessage;
 import io.netty.handler.codec.mqtt.MqttVersion;
-import io.tbmq.broker.message.PublishMessage;
+import io.tbmq.broker.record.PublishMessage;
 import io.tbmq.broker.testing.TestBroker;
 import io.tbmq.broker.testing.WireClient;
 

@@ -1,4 +1,4 @@
-package io.tbmq.broker.message;
+package io.tbmq.broker.record;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

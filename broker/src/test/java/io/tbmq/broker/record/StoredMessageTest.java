@@ -1,12 +1,9 @@
-package io.tbmq.broker.persistence;
+package io.tbmq.broker.record;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-import io.tbmq.broker.message.MessageProperties;
-import io.tbmq.broker.message.PublishMessage;
-import io.tbmq.broker.session.OutboundMessage;
 
 /** A copy routed again after a node crashed keeps its DUP through every store and topic it passes. */
 class StoredMessageTest {

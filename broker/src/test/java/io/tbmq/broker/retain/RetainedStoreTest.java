@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-import io.tbmq.broker.message.MessageProperties;
-import io.tbmq.broker.message.PublishMessage;
+import io.tbmq.broker.record.MessageProperties;
+import io.tbmq.broker.record.PublishMessage;
 import io.tbmq.broker.topic.Topics;
 
 class RetainedStoreTest {

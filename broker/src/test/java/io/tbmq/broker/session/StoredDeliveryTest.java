@@ -8,8 +8,10 @@ import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import io.tbmq.broker.message.MessageProperties;
-import io.tbmq.broker.message.PublishMessage;
+import io.tbmq.broker.record.MessageProperties;
+import io.tbmq.broker.record.PublishMessage;
+import io.tbmq.broker.record.OutboundMessage;
+import io.tbmq.broker.record.Persistence;
 
 /**
  * Delivery of messages a persistent store assigned (packet id and score): in score order, never

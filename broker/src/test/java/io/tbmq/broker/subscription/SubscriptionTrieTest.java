@@ -10,6 +10,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 import io.tbmq.broker.topic.Topics;
+import io.tbmq.broker.record.SubscriptionOptions;
 
 class SubscriptionTrieTest {
     private final SubscriptionTrie trie = new SubscriptionTrie();

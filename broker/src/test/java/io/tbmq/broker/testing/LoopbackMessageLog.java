@@ -5,8 +5,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
-import io.tbmq.broker.message.PublishMessage;
-import io.tbmq.broker.message.PublishMessageCodec;
+import io.tbmq.broker.record.PublishMessage;
+import io.tbmq.broker.record.PublishMessageCodec;
 import io.tbmq.broker.routing.MessageLog;
 
 /**

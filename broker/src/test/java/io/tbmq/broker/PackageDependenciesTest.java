@@ -1,0 +1,70 @@
+package io.tbmq.broker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Keeps the broker's packages pointing one way: what each package of the main sources names of
+ * another (imports and fully qualified names), read from the sources.
+ */
+class PackageDependenciesTest {
+    private static final Path SOURCES = Path.of("src/main/java/io/tbmq/broker");
+    private static final Pattern REFERENCE = Pattern.compile("io\\.tbmq\\.broker\\.([a-z][a-z0-9.]*?)\\.[A-Z]");
+    private static Map<String, Set<String>> uses;
+
+    @BeforeAll
+    static void readSources() throws IOException {
+        uses = new TreeMap<>();
+        try (Stream<Path> files = Files.walk(SOURCES)) {
+            files.filter(f -> f.toString().endsWith(".java")).forEach(PackageDependenciesTest::read);
+        }
+    }
+
+    private static void read(Path file) {
+        String pkg = SOURCES.relativize(file.getParent()).toString().replace('/', '.');
+        try {
+            Matcher m = REFERENCE.matcher(Files.readString(file));
+            Set<String> used = uses.computeIfAbsent(pkg, p -> new TreeSet<>());
+            while (m.find()) {
+                if (!m.group(1).equals(pkg)) {
+                    used.add(m.group(1));
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Test
+    void theRecordFormatsDependOnNothingElseOfTheBroker() {
+        assertThat(uses).containsKey("record");
+        assertThat(uses.get("record")).as("packages the record formats use").isEmpty();
+    }
+
+    @Test
+    void persistenceIsUsedByNeitherTheKafkaAdapterNorTheCluster() {
+        assertThat(uses.get("kafka")).as("packages kafka uses").doesNotContain("persistence");
+        assertThat(uses.get("cluster")).as("packages cluster uses").doesNotContain("persistence");
+    }
+
+    @Test
+    void theLeafPackagesUseNoOtherPackage() {
+        for (String leaf : Set.of("codec", "topic", "util", "config")) {
+            assertThat(uses.get(leaf)).as("packages %s uses", leaf).isEmpty();
+        }
+    }
+}
