@@ -6,6 +6,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -50,15 +53,17 @@ class PackageDependenciesTest {
     }
 
     @Test
-    void theRecordFormatsDependOnNothingElseOfTheBroker() {
-        assertThat(uses).containsKey("record");
+    void theRecordFormatsAndTheLogSeamDependOnNothingElseOfTheBroker() {
+        assertThat(uses).containsKeys("record", "log");
         assertThat(uses.get("record")).as("packages the record formats use").isEmpty();
+        assertThat(uses.get("log")).as("packages the log seam uses").isEmpty();
     }
 
     @Test
-    void persistenceIsUsedByNeitherTheKafkaAdapterNorTheCluster() {
-        assertThat(uses.get("kafka")).as("packages kafka uses").doesNotContain("persistence");
-        assertThat(uses.get("cluster")).as("packages cluster uses").doesNotContain("persistence");
+    void whatConsumesTheLogsSeesNoKafkaAdapter() {
+        for (String consumer : List.of("routing", "cluster", "retain")) {
+            assertThat(uses.get(consumer)).as("packages %s uses", consumer).doesNotContain("kafka");
+        }
     }
 
     @Test
@@ -66,5 +71,44 @@ class PackageDependenciesTest {
         for (String leaf : Set.of("codec", "topic", "util", "config")) {
             assertThat(uses.get(leaf)).as("packages %s uses", leaf).isEmpty();
         }
+    }
+
+    @Test
+    void noPackageDependsOnItselfThroughOthers() {
+        assertThat(cycle()).as("a dependency cycle").isEmpty();
+    }
+
+    /** A cycle of packages, first package repeated at the end, or empty when there is none. */
+    private static List<String> cycle() {
+        Set<String> done = new HashSet<>();
+        for (String start : uses.keySet()) {
+            List<String> found = cycleFrom(start, new ArrayList<>(), done);
+            if (!found.isEmpty()) {
+                return found;
+            }
+        }
+        return List.of();
+    }
+
+    private static List<String> cycleFrom(String pkg, List<String> path, Set<String> done) {
+        int at = path.indexOf(pkg);
+        if (at >= 0) {
+            List<String> cycle = new ArrayList<>(path.subList(at, path.size()));
+            cycle.add(pkg);
+            return cycle;
+        }
+        if (done.contains(pkg)) {
+            return List.of();
+        }
+        path.add(pkg);
+        for (String next : uses.getOrDefault(pkg, Set.of())) {
+            List<String> found = cycleFrom(next, path, done);
+            if (!found.isEmpty()) {
+                return found;
+            }
+        }
+        path.remove(path.size() - 1);
+        done.add(pkg);
+        return List.of();
     }
 }

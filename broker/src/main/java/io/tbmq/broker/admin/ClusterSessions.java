@@ -8,10 +8,10 @@ import java.util.concurrent.CompletableFuture;
 
 import io.tbmq.broker.cluster.AdminCommand;
 import io.tbmq.broker.cluster.ClusterDirectory;
-import io.tbmq.broker.session.Session;
-import io.tbmq.broker.session.SessionRegistry;
 import io.tbmq.broker.record.SessionState;
 import io.tbmq.broker.record.SubscriptionOptions;
+import io.tbmq.broker.session.Session;
+import io.tbmq.broker.session.SessionRegistry;
 
 /**
  * The sessions of the whole cluster as this node knows them: its own, and the other nodes' from

@@ -2,17 +2,14 @@ package io.tbmq.broker.app;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.config.TopicConfig;
 import org.jboss.logging.Logger;
 
@@ -20,21 +17,23 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
+import io.tbmq.broker.cluster.ClusterDirectory;
+import io.tbmq.broker.cluster.DownlinkHandler;
+import io.tbmq.broker.cluster.NodeLiveness;
+import io.tbmq.broker.cluster.OrphanAdoption;
+import io.tbmq.broker.cluster.SessionFeed;
 import io.tbmq.broker.config.BrokerConfig;
 import io.tbmq.broker.kafka.ApplicationTopics;
+import io.tbmq.broker.kafka.CompactedTail;
 import io.tbmq.broker.kafka.KafkaBackbone;
 import io.tbmq.broker.kafka.KafkaClients;
-import io.tbmq.broker.kafka.KafkaMessageLog;
-import io.tbmq.broker.kafka.CompactedTail;
 import io.tbmq.broker.kafka.KafkaDestinations;
-import io.tbmq.broker.kafka.RetainedLog;
+import io.tbmq.broker.kafka.KafkaMessageLog;
 import io.tbmq.broker.kafka.KafkaSender;
 import io.tbmq.broker.kafka.KafkaTopics;
-import io.tbmq.broker.kafka.LogConsumer;
+import io.tbmq.broker.kafka.RetainedLog;
 import io.tbmq.broker.kafka.SessionStateLog;
 import io.tbmq.broker.live.LiveSettings;
-import io.tbmq.broker.record.PublishMessage;
-import io.tbmq.broker.record.PublishMessageCodec;
 import io.tbmq.broker.metrics.BrokerMetrics;
 import io.tbmq.broker.persistence.ApplicationSessions;
 import io.tbmq.broker.persistence.PersistedPipeline;
@@ -42,13 +41,9 @@ import io.tbmq.broker.persistence.SessionStores;
 import io.tbmq.broker.persistence.redis.DeviceMessageStore;
 import io.tbmq.broker.persistence.redis.RedisConnector;
 import io.tbmq.broker.persistence.redis.RedisKeys;
-import io.tbmq.broker.retain.RetainedFeed;
 import io.tbmq.broker.record.WillCodec;
-import io.tbmq.broker.cluster.ClusterDirectory;
-import io.tbmq.broker.cluster.DownlinkHandler;
-import io.tbmq.broker.cluster.NodeLiveness;
-import io.tbmq.broker.cluster.OrphanAdoption;
-import io.tbmq.broker.cluster.SessionFeed;
+import io.tbmq.broker.retain.RetainedFeed;
+import io.tbmq.broker.routing.RoutingHandler;
 import io.tbmq.broker.transport.MqttServer;
 
 /**
@@ -122,6 +117,7 @@ public class BrokerApplication {
                 state.expiryIntervalSeconds());
         PersistedPipeline pipeline = new PersistedPipeline(devices, core.sessions(), metrics,
                 config.persistence().deviceMessageTtl().toSeconds(), directory, destinations);
+        RoutingHandler routing = new RoutingHandler(core.router());
         DownlinkHandler downlinks = new DownlinkHandler(core.sessions(), directory, destinations, metrics);
         NodeLiveness liveness = new NodeLiveness(node, config.cluster().nodeTimeout());
         OrphanAdoption orphans = new OrphanAdoption(node, liveness, directory, core.sessions(), lost);
@@ -179,7 +175,7 @@ public class BrokerApplication {
                     }
                 }, 0, config.cluster().heartbeatInterval().toMillis(), TimeUnit.MILLISECONDS);
                 kafka.consume("msg-all", clients, topics.msgAllGroup(), topics.msgAll(), config.kafka().msgAllConsumers(),
-                        this::route, Duration.ofSeconds(30));
+                        routing, Duration.ofSeconds(30));
                 kafka.consume("persisted", clients, topics.msgPersistedGroup(), topics.msgPersisted(),
                         config.persistence().persistedConsumers(), pipeline, Duration.ofSeconds(30));
                 kafka.consume("downlink-basic", clients, topics.downlinkGroup(node) + "-basic", topics.downlinkBasic(node),
@@ -254,31 +250,6 @@ public class BrokerApplication {
             t.setDaemon(true);
             return t;
         });
-    }
-
-    /** The routing consumer's batch: every message matched; done when every persistent copy is in Kafka. */
-    private CompletableFuture<Void> route(org.apache.kafka.clients.consumer.ConsumerRecords<byte[], byte[]> records,
-            LogConsumer.Replays replays) {
-        List<CompletableFuture<Void>> pending = null;
-        for (ConsumerRecord<byte[], byte[]> record : records) {
-            PublishMessage message;
-            try {
-                message = PublishMessageCodec.decode(record.value());
-            } catch (IllegalArgumentException e) {
-                LOG.debugf("skipping undecodable record %s-%d@%d", record.topic(), record.partition(), record.offset());
-                continue;
-            }
-            CompletableFuture<Void> persisted = core.router().route(message, record.partition(), record.offset(),
-                    replays.possible(record.partition(), record.offset()));
-            if (!persisted.isDone()) {
-                if (pending == null) {
-                    pending = new ArrayList<>();
-                }
-                pending.add(persisted);
-            }
-        }
-        return pending == null ? CompletableFuture.completedFuture(null)
-                : CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new));
     }
 
     void onStop(@Observes ShutdownEvent event) {

@@ -7,9 +7,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.tbmq.broker.record.SessionState;
 import io.tbmq.broker.session.RemoteSessions;
 import io.tbmq.broker.session.Session;
-import io.tbmq.broker.record.SessionState;
 import io.tbmq.broker.subscription.SubscriptionTrie;
 import io.tbmq.broker.topic.TopicFilter;
 import io.tbmq.broker.topic.Topics;

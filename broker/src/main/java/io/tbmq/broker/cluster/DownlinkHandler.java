@@ -5,19 +5,19 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.jboss.logging.Logger;
 
-import io.tbmq.broker.kafka.LogConsumer;
+import io.tbmq.broker.log.BatchHandler;
+import io.tbmq.broker.log.LogRecord;
+import io.tbmq.broker.log.Replays;
 import io.tbmq.broker.metrics.BrokerMetrics;
+import io.tbmq.broker.record.DownlinkRecord;
+import io.tbmq.broker.record.SessionState;
 import io.tbmq.broker.session.RemoteSessions;
 import io.tbmq.broker.session.Session;
 import io.tbmq.broker.session.SessionRegistry;
-import io.tbmq.broker.record.SessionState;
-import io.tbmq.broker.util.RateLimitedLog;
 import io.tbmq.broker.util.LogText;
-import io.tbmq.broker.record.DownlinkRecord;
+import io.tbmq.broker.util.RateLimitedLog;
 
 /**
  * This node's downlink topics: copies other nodes matched for clients held here. A copy for the
@@ -25,7 +25,7 @@ import io.tbmq.broker.record.DownlinkRecord;
  * node (a few hops at most); a copy for a session that ended is dropped and counted. A DEVICE
  * message whose client went offline is left alone: it is in Redis, and the next connect loads it.
  */
-public final class DownlinkHandler implements LogConsumer.BatchHandler {
+public final class DownlinkHandler implements BatchHandler {
     private static final Logger LOG = Logger.getLogger(DownlinkHandler.class);
     private static final RateLimitedLog BAD = new RateLimitedLog(LOG, 1);
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
@@ -43,10 +43,10 @@ public final class DownlinkHandler implements LogConsumer.BatchHandler {
     }
 
     @Override
-    public CompletableFuture<Void> handle(ConsumerRecords<byte[], byte[]> records, LogConsumer.Replays replays) {
+    public CompletableFuture<Void> handle(List<LogRecord> records, Replays replays) {
         // A replayed downlink copy belonged to a session of this node before it restarted: its epoch is gone.
         List<CompletableFuture<Void>> forwarded = null;
-        for (ConsumerRecord<byte[], byte[]> r : records) {
+        for (LogRecord r : records) {
             String clientId = new String(r.key(), StandardCharsets.UTF_8);
             if (AdminCommand.is(r.value())) {
                 command(clientId, r.value());

@@ -4,8 +4,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import io.tbmq.broker.log.TailHandler;
 
-import io.tbmq.broker.kafka.CompactedTail;
 
 /**
  * Which broker nodes are alive, from the heartbeat records in tbmq.cluster.nodes (key = node id,
@@ -13,7 +13,7 @@ import io.tbmq.broker.kafka.CompactedTail;
  * by the writer's clock, so clock skew between pods does not matter. A node never heard of is
  * given one timeout from this node's start before it counts as dead.
  */
-public final class NodeLiveness implements CompactedTail.Handler {
+public final class NodeLiveness implements TailHandler {
     private final String self;
     private final long timeoutNanos;
     private final long startedAt = System.nanoTime();

@@ -5,9 +5,9 @@ import java.util.List;
 
 import org.jboss.logging.Logger;
 
+import io.tbmq.broker.record.SessionState;
 import io.tbmq.broker.session.Session;
 import io.tbmq.broker.session.SessionRegistry;
-import io.tbmq.broker.record.SessionState;
 
 /**
  * What happens to the clients of a node that died (killed, or silent past the node timeout):

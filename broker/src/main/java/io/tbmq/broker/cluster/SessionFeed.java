@@ -6,13 +6,13 @@ import java.util.Map;
 
 import org.jboss.logging.Logger;
 
-import io.tbmq.broker.kafka.CompactedTail;
+import io.tbmq.broker.log.TailHandler;
+import io.tbmq.broker.record.SessionState;
 import io.tbmq.broker.session.Session;
 import io.tbmq.broker.session.SessionJournal;
 import io.tbmq.broker.session.SessionRegistry;
-import io.tbmq.broker.record.SessionState;
-import io.tbmq.broker.util.RateLimitedLog;
 import io.tbmq.broker.util.LogText;
+import io.tbmq.broker.util.RateLimitedLog;
 
 /**
  * Applies tbmq.client.session to this node. At start, the whole topic: this node's own sessions
@@ -22,7 +22,7 @@ import io.tbmq.broker.util.LogText;
  * there (this node lets the session go), a stale one is answered by re-writing ours so the
  * compacted topic ends with the truth.
  */
-public final class SessionFeed implements CompactedTail.Handler {
+public final class SessionFeed implements TailHandler {
     private static final Logger LOG = Logger.getLogger(SessionFeed.class);
     private static final RateLimitedLog BAD = new RateLimitedLog(LOG, 1);
 

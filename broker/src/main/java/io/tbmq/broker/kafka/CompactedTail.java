@@ -16,6 +16,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.jboss.logging.Logger;
+import io.tbmq.broker.log.TailHandler;
 
 /**
  * Reads a compacted state topic from its beginning and keeps following it, every partition
@@ -27,24 +28,16 @@ import org.jboss.logging.Logger;
 public final class CompactedTail implements Runnable, AutoCloseable {
     private static final Logger LOG = Logger.getLogger(CompactedTail.class);
 
-    /** Receives every record in order per partition; {@code value} is null for a tombstone. Tail thread only. */
-    public interface Handler {
-        void record(byte[] key, byte[] value);
-
-        /** Everything that was in the topic at start has been handed over. */
-        void caughtUp();
-    }
-
     private final Properties properties;
     private final String topic;
-    private final Handler handler;
+    private final TailHandler handler;
     private final CountDownLatch caughtUp = new CountDownLatch(1);
     private final Thread thread;
     private volatile boolean running = true;
     private volatile KafkaConsumer<byte[], byte[]> consumer;
     private volatile RuntimeException failure;
 
-    public CompactedTail(KafkaClients clients, String name, String topic, Handler handler) {
+    public CompactedTail(KafkaClients clients, String name, String topic, TailHandler handler) {
         this.properties = clients.common(name);
         properties.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         properties.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());

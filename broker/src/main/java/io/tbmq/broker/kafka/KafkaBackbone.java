@@ -11,6 +11,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.jboss.logging.Logger;
 
 import io.tbmq.broker.config.KafkaConfig;
+import io.tbmq.broker.log.BatchHandler;
 
 /**
  * The node's side of Kafka other than producing: topic provisioning, the consumer threads, and a
@@ -113,7 +114,7 @@ public final class KafkaBackbone implements AutoCloseable {
     }
 
     /** Starts {@code count} threads consuming {@code topic} in group {@code group}. */
-    public void consume(String name, KafkaClients clients, String group, String topic, int count, LogConsumer.BatchHandler handler,
+    public void consume(String name, KafkaClients clients, String group, String topic, int count, BatchHandler handler,
             Duration handlerTimeout) {
         for (int i = 0; i < count; i++) {
             LogConsumer consumer = new LogConsumer(clients.consumer(group, name + "-" + i), topic, handler, handlerTimeout,

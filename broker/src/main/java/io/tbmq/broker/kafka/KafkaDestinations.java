@@ -3,12 +3,12 @@ package io.tbmq.broker.kafka;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 
-import io.tbmq.broker.record.DownlinkRecord;
 import io.tbmq.broker.cluster.Downlinks;
+import io.tbmq.broker.record.DownlinkRecord;
+import io.tbmq.broker.record.OutboundMessage;
 import io.tbmq.broker.record.PersistedRecord;
 import io.tbmq.broker.record.StoredMessage;
 import io.tbmq.broker.routing.Destinations;
-import io.tbmq.broker.record.OutboundMessage;
 
 /**
  * Routed copies into Kafka: DEVICE ones to tbmq.msg.persisted (key = client id), APPLICATION ones

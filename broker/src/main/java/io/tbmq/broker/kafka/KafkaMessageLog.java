@@ -3,9 +3,9 @@ package io.tbmq.broker.kafka;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 
+import io.tbmq.broker.metrics.BrokerMetrics;
 import io.tbmq.broker.record.PublishMessage;
 import io.tbmq.broker.record.PublishMessageCodec;
-import io.tbmq.broker.metrics.BrokerMetrics;
 import io.tbmq.broker.routing.MessageLog;
 
 /** {@link MessageLog} on Kafka: appends to {@code tbmq.msg.all}, key = MQTT topic (per-topic order). */

@@ -25,6 +25,9 @@ import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.jboss.logging.Logger;
 
+import io.tbmq.broker.log.BatchHandler;
+import io.tbmq.broker.log.LogRecord;
+import io.tbmq.broker.log.Replays;
 import io.tbmq.broker.util.RateLimitedLog;
 
 /**
@@ -53,18 +56,6 @@ public final class LogConsumer implements Runnable {
 
     /** Commit metadata of a hand-over: everything before the offset was processed, nothing after it. */
     static final String HANDED_OVER = "handed-over";
-
-    /** Processes one batch; the future completes when what must be durable is durable. */
-    public interface BatchHandler {
-        CompletableFuture<Void> handle(ConsumerRecords<byte[], byte[]> records, Replays replays);
-    }
-
-    /** Which records a predecessor that did not hand over cleanly may have processed already. */
-    public interface Replays {
-        Replays NONE = (partition, offset) -> false;
-
-        boolean possible(int partition, long offset);
-    }
 
     private final Supplier<Consumer<byte[], byte[]>> factory;
     private final String topic;
@@ -283,7 +274,7 @@ public final class LogConsumer implements Runnable {
 
     private boolean process(ConsumerRecords<byte[], byte[]> records) {
         try {
-            handler.handle(records, replayEnds.isEmpty() ? Replays.NONE : replays).get(handlerTimeout.toMillis(),
+            handler.handle(batch(records), replayEnds.isEmpty() ? Replays.NONE : replays).get(handlerTimeout.toMillis(),
                     TimeUnit.MILLISECONDS);
             return true;
         } catch (InterruptedException e) {
@@ -294,6 +285,15 @@ public final class LogConsumer implements Runnable {
             RETRIES.info("batch of %d records from %s not processed (%s); retrying", records.count(), topic, cause.toString());
             return false;
         }
+    }
+
+    /** The broker's own view of a polled batch, in the same order: the handlers see no Kafka client type. */
+    private static List<LogRecord> batch(ConsumerRecords<byte[], byte[]> records) {
+        List<LogRecord> batch = new ArrayList<>(records.count());
+        for (ConsumerRecord<byte[], byte[]> r : records) {
+            batch.add(new LogRecord(r.topic(), r.partition(), r.offset(), r.key(), r.value()));
+        }
+        return batch;
     }
 
     private void commitDue(Consumer<byte[], byte[]> c) {

@@ -4,9 +4,9 @@ import java.nio.charset.StandardCharsets;
 
 import org.jboss.logging.Logger;
 
+import io.tbmq.broker.record.SessionState;
 import io.tbmq.broker.session.Session;
 import io.tbmq.broker.session.SessionJournal;
-import io.tbmq.broker.record.SessionState;
 import io.tbmq.broker.util.RateLimitedLog;
 
 /**

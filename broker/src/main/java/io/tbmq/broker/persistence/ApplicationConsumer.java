@@ -17,9 +17,9 @@ import org.apache.kafka.common.errors.WakeupException;
 import org.jboss.logging.Logger;
 
 import io.tbmq.broker.record.OutboundMessage;
+import io.tbmq.broker.record.StoredMessage;
 import io.tbmq.broker.session.Session;
 import io.tbmq.broker.util.LogText;
-import io.tbmq.broker.record.StoredMessage;
 
 /**
  * Feeds one connected persistent APPLICATION client from its topic. Reading starts at the offset

@@ -7,8 +7,8 @@ import org.jboss.logging.Logger;
 
 import io.tbmq.broker.persistence.redis.DeviceMessageStore;
 import io.tbmq.broker.record.OutboundMessage;
-import io.tbmq.broker.util.LogText;
 import io.tbmq.broker.record.StoredMessage;
+import io.tbmq.broker.util.LogText;
 
 /**
  * What a DEVICE client has in Redis, ready for its session: packet ids that only owe a PUBREL,

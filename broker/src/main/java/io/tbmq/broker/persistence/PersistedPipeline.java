@@ -7,23 +7,23 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.jboss.logging.Logger;
 
-import io.tbmq.broker.record.DownlinkRecord;
 import io.tbmq.broker.cluster.Downlinks;
-import io.tbmq.broker.kafka.LogConsumer;
+import io.tbmq.broker.log.BatchHandler;
+import io.tbmq.broker.log.LogRecord;
+import io.tbmq.broker.log.Replays;
 import io.tbmq.broker.metrics.BrokerMetrics;
 import io.tbmq.broker.persistence.redis.DeviceMessageStore;
+import io.tbmq.broker.record.DownlinkRecord;
+import io.tbmq.broker.record.PersistedRecord;
+import io.tbmq.broker.record.SessionState;
+import io.tbmq.broker.record.StoredMessage;
 import io.tbmq.broker.session.RemoteSessions;
 import io.tbmq.broker.session.Session;
 import io.tbmq.broker.session.SessionRegistry;
-import io.tbmq.broker.record.SessionState;
-import io.tbmq.broker.util.RateLimitedLog;
 import io.tbmq.broker.util.LogText;
-import io.tbmq.broker.record.PersistedRecord;
-import io.tbmq.broker.record.StoredMessage;
+import io.tbmq.broker.util.RateLimitedLog;
 
 /**
  * tbmq.msg.persisted into Redis, then to the client: each polled batch is grouped per client (or
@@ -32,7 +32,7 @@ import io.tbmq.broker.record.StoredMessage;
  * then are the messages handed to connected sessions, with the packet ids Redis assigned: here, or
  * through the downlink topic of the node the client is connected to.
  */
-public final class PersistedPipeline implements LogConsumer.BatchHandler {
+public final class PersistedPipeline implements BatchHandler {
     private static final Logger LOG = Logger.getLogger(PersistedPipeline.class);
     private static final RateLimitedLog BAD = new RateLimitedLog(LOG, 2);
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
@@ -62,12 +62,12 @@ public final class PersistedPipeline implements LogConsumer.BatchHandler {
     }
 
     @Override
-    public CompletableFuture<Void> handle(ConsumerRecords<byte[], byte[]> records, LogConsumer.Replays replays) {
+    public CompletableFuture<Void> handle(List<LogRecord> records, Replays replays) {
         // Replays need no marking here: Redis recognises a source offset it applied already.
         long now = System.currentTimeMillis();
         Map<String, List<DeviceMessageStore.Incoming>> byClient = new LinkedHashMap<>();
         Map<String, Target> targets = new LinkedHashMap<>();
-        for (ConsumerRecord<byte[], byte[]> record : records) {
+        for (LogRecord record : records) {
             String clientId = new String(record.key(), StandardCharsets.UTF_8);
             PersistedRecord r;
             try {

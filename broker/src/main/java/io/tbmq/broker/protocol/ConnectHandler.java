@@ -21,16 +21,16 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.tbmq.broker.auth.Authenticator;
 import io.tbmq.broker.config.MqttConfig;
-import io.tbmq.broker.record.MessageProperties;
-import io.tbmq.broker.record.StoredMessage;
 import io.tbmq.broker.persistence.LoadedMessages;
 import io.tbmq.broker.persistence.redis.DeviceMessageStore;
+import io.tbmq.broker.record.MessageProperties;
 import io.tbmq.broker.record.OutboundMessage;
 import io.tbmq.broker.record.Persistence;
+import io.tbmq.broker.record.StoredMessage;
+import io.tbmq.broker.record.Will;
 import io.tbmq.broker.session.Session;
 import io.tbmq.broker.session.SessionRegistry;
 import io.tbmq.broker.topic.Topics;
-import io.tbmq.broker.record.Will;
 import io.tbmq.broker.util.LogText;
 
 /**

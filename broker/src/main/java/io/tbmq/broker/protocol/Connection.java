@@ -20,13 +20,13 @@ import io.netty.util.ReferenceCountUtil;
 import io.tbmq.broker.auth.Acl;
 import io.tbmq.broker.auth.ClientIdentity;
 import io.tbmq.broker.auth.Recheck;
-import io.tbmq.broker.record.PublishMessage;
-import io.tbmq.broker.session.DeliverySink;
 import io.tbmq.broker.record.OutboundMessage;
 import io.tbmq.broker.record.Persistence;
+import io.tbmq.broker.record.PublishMessage;
+import io.tbmq.broker.record.Will;
+import io.tbmq.broker.session.DeliverySink;
 import io.tbmq.broker.session.Session;
 import io.tbmq.broker.util.Clock;
-import io.tbmq.broker.record.Will;
 import io.tbmq.broker.util.LogText;
 
 /**

@@ -9,10 +9,10 @@ import io.netty.handler.codec.mqtt.MqttSubscribeMessage;
 import io.netty.handler.codec.mqtt.MqttSubscriptionOption;
 import io.netty.handler.codec.mqtt.MqttTopicSubscription;
 import io.tbmq.broker.config.MqttConfig;
-import io.tbmq.broker.record.PublishMessage;
 import io.tbmq.broker.record.OutboundMessage;
-import io.tbmq.broker.session.Session;
+import io.tbmq.broker.record.PublishMessage;
 import io.tbmq.broker.record.SubscriptionOptions;
+import io.tbmq.broker.session.Session;
 import io.tbmq.broker.topic.TopicFilter;
 import io.tbmq.broker.topic.Topics;
 

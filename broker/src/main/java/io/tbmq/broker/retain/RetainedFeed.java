@@ -4,7 +4,7 @@ import java.nio.charset.StandardCharsets;
 
 import org.jboss.logging.Logger;
 
-import io.tbmq.broker.kafka.CompactedTail;
+import io.tbmq.broker.log.TailHandler;
 import io.tbmq.broker.record.PublishMessage;
 import io.tbmq.broker.record.PublishMessageCodec;
 import io.tbmq.broker.util.RateLimitedLog;
@@ -14,7 +14,7 @@ import io.tbmq.broker.util.RateLimitedLog;
  * node's retained store: at start the whole topic, then what any node publishes. Every node thus
  * converges to the topic's last record per MQTT topic.
  */
-public final class RetainedFeed implements CompactedTail.Handler {
+public final class RetainedFeed implements TailHandler {
     private static final Logger LOG = Logger.getLogger(RetainedFeed.class);
     private static final RateLimitedLog BAD = new RateLimitedLog(LOG, 1);
 

@@ -2,8 +2,8 @@ package io.tbmq.broker.routing;
 
 import java.util.concurrent.CompletableFuture;
 
-import io.tbmq.broker.record.PublishMessage;
 import io.tbmq.broker.metrics.BrokerMetrics;
+import io.tbmq.broker.record.PublishMessage;
 import io.tbmq.broker.retain.RetainedReplication;
 import io.tbmq.broker.retain.RetainedStore;
 

@@ -8,13 +8,13 @@ import java.util.function.Predicate;
 import org.jboss.logging.Logger;
 
 import io.tbmq.broker.auth.Acl;
-import io.tbmq.broker.record.PublishMessage;
 import io.tbmq.broker.metrics.BrokerMetrics;
 import io.tbmq.broker.record.OutboundMessage;
+import io.tbmq.broker.record.PublishMessage;
+import io.tbmq.broker.record.SessionState;
 import io.tbmq.broker.session.RemoteSessions;
 import io.tbmq.broker.session.Session;
 import io.tbmq.broker.session.SessionRegistry;
-import io.tbmq.broker.record.SessionState;
 import io.tbmq.broker.subscription.Subscriber;
 import io.tbmq.broker.subscription.SubscriptionTrie;
 import io.tbmq.broker.util.LogText;

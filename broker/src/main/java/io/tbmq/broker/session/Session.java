@@ -10,11 +10,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 
 import io.tbmq.broker.auth.Acl;
-import io.tbmq.broker.record.SubscriptionOptions;
-import io.tbmq.broker.topic.TopicFilter;
 import io.tbmq.broker.record.OutboundMessage;
 import io.tbmq.broker.record.Persistence;
 import io.tbmq.broker.record.SessionState;
+import io.tbmq.broker.record.SubscriptionOptions;
+import io.tbmq.broker.topic.TopicFilter;
 
 /**
  * The server side of an MQTT session (§4.1): subscriptions, messages queued or in flight to the

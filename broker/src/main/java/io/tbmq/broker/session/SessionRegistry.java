@@ -7,8 +7,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
-import io.tbmq.broker.subscription.SubscriptionTrie;
 import io.tbmq.broker.record.SessionState;
+import io.tbmq.broker.subscription.SubscriptionTrie;
 
 /**
  * All sessions of this node by client id: opening (clean start, resumption, takeover), the

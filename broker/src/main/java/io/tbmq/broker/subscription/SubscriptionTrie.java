@@ -10,8 +10,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Predicate;
 
-import io.tbmq.broker.topic.TopicFilter;
 import io.tbmq.broker.record.SubscriptionOptions;
+import io.tbmq.broker.topic.TopicFilter;
 
 /**
  * The subscription index: a trie of filter levels, matched against every routed message.

@@ -7,12 +7,12 @@ import java.util.concurrent.TimeUnit;
 
 import org.jboss.logging.Logger;
 
+import io.tbmq.broker.record.Will;
 import io.tbmq.broker.routing.Publisher;
 import io.tbmq.broker.session.Session;
 import io.tbmq.broker.session.SessionRegistry;
 import io.tbmq.broker.util.Clock;
 import io.tbmq.broker.util.LogText;
-import io.tbmq.broker.record.Will;
 
 /**
  * Publishes Will Messages: at once when a connection ends without a normal DISCONNECT, or after

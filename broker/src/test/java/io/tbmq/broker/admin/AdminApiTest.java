@@ -21,12 +21,12 @@ import org.junit.jupiter.api.Test;
 import io.tbmq.broker.cluster.AdminCommand;
 import io.tbmq.broker.cluster.ClusterDirectory;
 import io.tbmq.broker.record.MessageProperties;
-import io.tbmq.broker.record.PublishMessage;
-import io.tbmq.broker.retain.RetainedStore;
 import io.tbmq.broker.record.Persistence;
-import io.tbmq.broker.session.SessionRegistry;
+import io.tbmq.broker.record.PublishMessage;
 import io.tbmq.broker.record.SessionState;
 import io.tbmq.broker.record.SubscriptionOptions;
+import io.tbmq.broker.retain.RetainedStore;
+import io.tbmq.broker.session.SessionRegistry;
 import io.tbmq.broker.subscription.SubscriptionTrie;
 
 /** The admin API's answers, on a node holding sessions of its own and knowing some of another node. */

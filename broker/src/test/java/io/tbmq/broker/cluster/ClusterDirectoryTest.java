@@ -8,8 +8,8 @@ import org.junit.jupiter.api.Test;
 
 import io.tbmq.broker.record.Persistence;
 import io.tbmq.broker.record.SessionState;
-import io.tbmq.broker.subscription.Subscriber;
 import io.tbmq.broker.record.SubscriptionOptions;
+import io.tbmq.broker.subscription.Subscriber;
 import io.tbmq.broker.subscription.SubscriptionTrie;
 
 class ClusterDirectoryTest {

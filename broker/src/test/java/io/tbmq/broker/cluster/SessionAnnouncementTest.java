@@ -17,14 +17,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import io.tbmq.broker.session.DeliverySink;
 import io.tbmq.broker.record.OutboundMessage;
 import io.tbmq.broker.record.Persistence;
+import io.tbmq.broker.record.SessionState;
+import io.tbmq.broker.record.SubscriptionOptions;
+import io.tbmq.broker.session.DeliverySink;
 import io.tbmq.broker.session.Session;
 import io.tbmq.broker.session.SessionJournal;
 import io.tbmq.broker.session.SessionRegistry;
-import io.tbmq.broker.record.SessionState;
-import io.tbmq.broker.record.SubscriptionOptions;
 import io.tbmq.broker.subscription.SubscriptionTrie;
 
 /**

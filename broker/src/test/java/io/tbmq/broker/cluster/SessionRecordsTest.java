@@ -7,6 +7,7 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
+import io.tbmq.broker.record.DownlinkRecord;
 import io.tbmq.broker.record.MessageProperties;
 import io.tbmq.broker.record.OutboundMessage;
 import io.tbmq.broker.record.Persistence;
@@ -14,7 +15,6 @@ import io.tbmq.broker.record.SessionState;
 import io.tbmq.broker.record.SubscriptionOptions;
 import io.tbmq.broker.record.Will;
 import io.tbmq.broker.record.WillCodec;
-import io.tbmq.broker.record.DownlinkRecord;
 
 /** What nodes tell each other through Kafka survives the trip. */
 class SessionRecordsTest {

@@ -26,6 +26,8 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import io.tbmq.broker.log.LogRecord;
+
 /**
  * A partition handed from one member of the routing group to the next, with Kafka's group
  * coordinator played by a shared offsets map: whatever the first member processed, its successor
@@ -194,7 +196,7 @@ class LogConsumerTest {
 
     private LogConsumer start(Member member, Duration commitInterval) {
         LogConsumer consumer = new LogConsumer(() -> member, TOPIC, (records, replays) -> {
-            for (ConsumerRecord<byte[], byte[]> r : records) {
+            for (LogRecord r : records) {
                 handled.add(r.partition() + "@" + r.offset());
                 if (replays.possible(r.partition(), r.offset())) {
                     replayed.add(r.partition() + "@" + r.offset());

@@ -12,10 +12,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import io.tbmq.broker.record.MessageProperties;
-import io.tbmq.broker.record.PublishMessage;
-import io.tbmq.broker.subscription.SubscriptionTrie;
 import io.tbmq.broker.record.OutboundMessage;
 import io.tbmq.broker.record.Persistence;
+import io.tbmq.broker.record.PublishMessage;
+import io.tbmq.broker.subscription.SubscriptionTrie;
 
 /**
  * A persistent session belongs to the connection that opened it last. A connection whose CONNECT

@@ -9,9 +9,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import io.tbmq.broker.record.MessageProperties;
-import io.tbmq.broker.record.PublishMessage;
 import io.tbmq.broker.record.OutboundMessage;
 import io.tbmq.broker.record.Persistence;
+import io.tbmq.broker.record.PublishMessage;
 
 /**
  * Delivery of messages a persistent store assigned (packet id and score): in score order, never

@@ -9,8 +9,8 @@ import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Test;
 
-import io.tbmq.broker.topic.Topics;
 import io.tbmq.broker.record.SubscriptionOptions;
+import io.tbmq.broker.topic.Topics;
 
 class SubscriptionTrieTest {
     private final SubscriptionTrie trie = new SubscriptionTrie();
