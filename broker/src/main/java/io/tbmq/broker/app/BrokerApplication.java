@@ -44,6 +44,7 @@ import io.tbmq.broker.persistence.redis.RedisKeys;
 import io.tbmq.broker.record.WillCodec;
 import io.tbmq.broker.retain.RetainedFeed;
 import io.tbmq.broker.routing.RoutingHandler;
+import io.tbmq.broker.subscription.SubscriptionTrie;
 import io.tbmq.broker.transport.MqttServer;
 
 /**
@@ -106,13 +107,11 @@ public class BrokerApplication {
         SessionStores stores = new SessionStores(devices, applications,
                 () -> config.persistence().refusePublishesWhileStoreDown() && !redis.reachable(),
                 config.persistence().reconnectRecheck());
-        core = new BrokerCore(config.mqtt(), config.security(), metrics, stores, route -> messageLog);
+        SubscriptionTrie trie = new SubscriptionTrie();
+        ClusterDirectory directory = new ClusterDirectory(trie);
         KafkaDestinations destinations = new KafkaDestinations(sender, topics, appTopics);
-        core.router().destinations(destinations);
-        ClusterDirectory directory = new ClusterDirectory(core.trie());
-        core.remoteSessions(directory);
-        core.sessions().journal(new SessionStateLog(sender, topics, node));
-        core.publisher().replication(new RetainedLog(sender, topics));
+        core = new BrokerCore(config.mqtt(), config.security(), metrics, stores, route -> messageLog, trie,
+                new ClusterLinks(destinations, new SessionStateLog(sender, topics, node), new RetainedLog(sender, topics), directory));
         SessionFeed.LostConnections lost = state -> core.wills().connectionLost(WillCodec.decode(state.will()),
                 state.expiryIntervalSeconds());
         PersistedPipeline pipeline = new PersistedPipeline(devices, core.sessions(), metrics,

@@ -27,7 +27,6 @@ import io.tbmq.broker.retain.RetainedStore;
 import io.tbmq.broker.routing.MessageLog;
 import io.tbmq.broker.routing.Publisher;
 import io.tbmq.broker.routing.Router;
-import io.tbmq.broker.session.RemoteSessions;
 import io.tbmq.broker.session.Session;
 import io.tbmq.broker.session.SessionRegistry;
 import io.tbmq.broker.subscription.SubscriptionTrie;
@@ -48,7 +47,7 @@ public final class BrokerCore implements AutoCloseable {
     private final BrokerMetrics metrics;
     private final ScheduledExecutorService timers;
     private final ExecutorService authExecutor;
-    private final SubscriptionTrie trie = new SubscriptionTrie();
+    private final SubscriptionTrie trie;
     private final RetainedStore retained;
     private final SessionRegistry sessions;
     private volatile Router router;
@@ -62,10 +61,14 @@ public final class BrokerCore implements AutoCloseable {
     private final List<byte[]> loadedCredentials;
     private final boolean inlineCredentials;
 
-    /** {@code logFactory} receives the routing entry point, so an in-process log can route what it appends. */
+    /**
+     * {@code logFactory} receives the routing entry point, so an in-process log can route what it
+     * appends; {@code trie} is shared with {@code links.remote()}, which mirrors other nodes' subscriptions into it.
+     */
     public BrokerCore(MqttConfig mqtt, SecurityConfig security, BrokerMetrics metrics, SessionStores stores,
-            Function<Consumer<PublishMessage>, MessageLog> logFactory) {
+            Function<Consumer<PublishMessage>, MessageLog> logFactory, SubscriptionTrie trie, ClusterLinks links) {
         this.metrics = metrics;
+        this.trie = trie;
         ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, new DefaultThreadFactory("tbmq-timers", true));
         scheduler.setRemoveOnCancelPolicy(true);
         this.timers = scheduler;
@@ -74,7 +77,7 @@ public final class BrokerCore implements AutoCloseable {
         this.retained = new RetainedStore(mqtt.maxRetainedMessages());
         // An in-process log routes what it appends; the router exists by the time anything is appended.
         this.log = logFactory.apply(message -> router.route(message));
-        this.publisher = new Publisher(log, retained, metrics);
+        this.publisher = new Publisher(log, retained, metrics, links.replication());
         this.wills = new WillService(publisher, timers);
         Session.StoreHooks hooks = stores.devices() == null && stores.applications() == null ? null
                 : new StoreHooks(stores.devices(), stores.applications());
@@ -96,8 +99,8 @@ public final class BrokerCore implements AutoCloseable {
                     public void sessionMoved(String clientId) {
                         wills.cancel(clientId);
                     }
-                }, hooks);
-        this.router = new Router(trie, sessions, metrics);
+                }, hooks, links.journal(), links.remote());
+        this.router = new Router(trie, sessions, metrics, links.destinations(), links.remote());
         this.credentialFiles = java.util.stream.Stream.of(security.credentialsFile(), security.usersFile())
                 .flatMap(java.util.Optional::stream).map(Path::of).toList();
         this.loadedCredentials = credentialFiles.stream().map(BrokerCore::read).toList();
@@ -147,12 +150,6 @@ public final class BrokerCore implements AutoCloseable {
         return credentialFiles.isEmpty() || inlineCredentials ? java.util.Optional.empty()
                 : java.util.Optional.of(new io.tbmq.broker.auth.CredentialsReloader(credentialFiles, loadedCredentials, authenticator,
                         recheck, applied -> metrics.reloaded("credentials", applied)));
-    }
-
-    /** Joins a cluster: sessions held by other nodes become routable, and resumable here. */
-    public void remoteSessions(RemoteSessions remote) {
-        sessions.remoteSessions(remote);
-        router.remoteSessions(remote);
     }
 
     public SubscriptionTrie trie() {

@@ -17,16 +17,13 @@ public final class Publisher {
     private final MessageLog log;
     private final RetainedStore retained;
     private final BrokerMetrics metrics;
-    private volatile RetainedReplication replication = RetainedReplication.NONE;
+    private final RetainedReplication replication;
 
-    public Publisher(MessageLog log, RetainedStore retained, BrokerMetrics metrics) {
+    public Publisher(MessageLog log, RetainedStore retained, BrokerMetrics metrics, RetainedReplication replication) {
         this.log = log;
         this.retained = retained;
         this.metrics = metrics;
-    }
-
-    public void replication(RetainedReplication r) {
-        this.replication = r;
+        this.replication = replication;
     }
 
     public CompletableFuture<Void> publish(PublishMessage message) {

@@ -34,22 +34,17 @@ public final class Router {
     private final SessionRegistry sessions;
     private final BrokerMetrics metrics;
     private final Predicate<String> connected;
-    private volatile Destinations destinations = Destinations.NONE;
-    private volatile RemoteSessions remote = RemoteSessions.NONE;
+    private final Destinations destinations;
+    private final RemoteSessions remote;
 
-    public Router(SubscriptionTrie trie, SessionRegistry sessions, BrokerMetrics metrics) {
+    public Router(SubscriptionTrie trie, SessionRegistry sessions, BrokerMetrics metrics, Destinations destinations,
+            RemoteSessions remote) {
         this.trie = trie;
         this.sessions = sessions;
         this.metrics = metrics;
+        this.destinations = destinations;
+        this.remote = remote;
         this.connected = id -> sessions.isConnected(id) || remote.isConnected(id);
-    }
-
-    public void destinations(Destinations d) {
-        this.destinations = d;
-    }
-
-    public void remoteSessions(RemoteSessions r) {
-        this.remote = r;
     }
 
     public void route(PublishMessage message) {

@@ -49,12 +49,19 @@ public final class SessionRegistry {
     }
 
     private final Session.StoreHooks storeHooks;
-    private volatile SessionJournal journal = SessionJournal.NONE;
-    private volatile RemoteSessions remote = RemoteSessions.NONE;
+    private final SessionJournal journal;
+    private final RemoteSessions remote;
 
+    /**
+     * @param journal where this node announces its sessions to the others
+     * @param remote the sessions other nodes hold, resumable here
+     */
     public SessionRegistry(SubscriptionTrie trie, ScheduledExecutorService timers, int maxQueued,
-            boolean queueQos0Offline, Session.DropCounter drops, SessionListener listener, Session.StoreHooks storeHooks) {
+            boolean queueQos0Offline, Session.DropCounter drops, SessionListener listener, Session.StoreHooks storeHooks,
+            SessionJournal journal, RemoteSessions remote) {
         this.storeHooks = storeHooks;
+        this.journal = journal;
+        this.remote = remote;
         this.trie = trie;
         this.timers = timers;
         this.maxQueued = maxQueued;
@@ -66,16 +73,8 @@ public final class SessionRegistry {
         }
     }
 
-    public void journal(SessionJournal j) {
-        this.journal = j;
-    }
-
     public SessionJournal journal() {
         return journal;
-    }
-
-    public void remoteSessions(RemoteSessions r) {
-        this.remote = r;
     }
 
     private ReentrantLock lock(String clientId) {

@@ -26,6 +26,8 @@ import io.tbmq.broker.record.PublishMessage;
 import io.tbmq.broker.record.SessionState;
 import io.tbmq.broker.record.SubscriptionOptions;
 import io.tbmq.broker.retain.RetainedStore;
+import io.tbmq.broker.session.RemoteSessions;
+import io.tbmq.broker.session.SessionJournal;
 import io.tbmq.broker.session.SessionRegistry;
 import io.tbmq.broker.subscription.SubscriptionTrie;
 
@@ -35,7 +37,7 @@ class AdminApiTest {
     private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
     private final SubscriptionTrie trie = new SubscriptionTrie();
     private final SessionRegistry registry = new SessionRegistry(trie, timers, 100, false, (c, r) -> { },
-            s -> CompletableFuture.completedFuture(null), null);
+            s -> CompletableFuture.completedFuture(null), null, SessionJournal.NONE, RemoteSessions.NONE);
     private final ClusterDirectory directory = new ClusterDirectory(trie);
     private final List<String> commands = new ArrayList<>();
     private final RetainedStore retained = new RetainedStore(100);

@@ -40,28 +40,26 @@ class SessionAnnouncementTest {
     private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
     private final SubscriptionTrie trie = new SubscriptionTrie();
     private final ClusterDirectory directory = new ClusterDirectory(trie);
-    private final SessionRegistry sessions = new SessionRegistry(trie, timers, 100, false, (c, r) -> { },
-            s -> CompletableFuture.completedFuture(null), null);
     private final Map<String, SessionState> announced = new ConcurrentHashMap<>();
     /** Runs inside the journal, when this node announces something: lets a test interleave a connect. */
     private Consumer<String> onAnnounce = clientId -> { };
+    private final SessionRegistry sessions = new SessionRegistry(trie, timers, 100, false, (c, r) -> { },
+            s -> CompletableFuture.completedFuture(null), null, new SessionJournal() {
+                @Override
+                public void saved(Session session, long disconnectedAtMillis) {
+                    announced.put(session.clientId(), session.state(NODE, disconnectedAtMillis == 0, disconnectedAtMillis));
+                    onAnnounce.accept(session.clientId());
+                }
+
+                @Override
+                public void ended(String clientId) {
+                    announced.remove(clientId);
+                }
+            }, directory);
     private final SessionFeed feed = new SessionFeed(NODE, sessions, directory, state -> { });
 
     @BeforeEach
     void join() {
-        sessions.remoteSessions(directory);
-        sessions.journal(new SessionJournal() {
-            @Override
-            public void saved(Session session, long disconnectedAtMillis) {
-                announced.put(session.clientId(), session.state(NODE, disconnectedAtMillis == 0, disconnectedAtMillis));
-                onAnnounce.accept(session.clientId());
-            }
-
-            @Override
-            public void ended(String clientId) {
-                announced.remove(clientId);
-            }
-        });
         feed.caughtUp();
     }
 

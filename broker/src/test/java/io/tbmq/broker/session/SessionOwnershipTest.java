@@ -26,7 +26,7 @@ import io.tbmq.broker.subscription.SubscriptionTrie;
 class SessionOwnershipTest {
     private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
     private final SessionRegistry registry = new SessionRegistry(new SubscriptionTrie(), timers, 100, false, (c, r) -> { },
-            s -> CompletableFuture.completedFuture(null), null);
+            s -> CompletableFuture.completedFuture(null), null, SessionJournal.NONE, RemoteSessions.NONE);
 
     @AfterEach
     void stop() {

@@ -7,11 +7,13 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.mqtt.MqttVersion;
 import io.tbmq.broker.app.BrokerCore;
+import io.tbmq.broker.app.ClusterLinks;
 import io.tbmq.broker.auth.PasswordHasher;
 import io.tbmq.broker.config.BrokerConfig;
 import io.tbmq.broker.metrics.BrokerMetrics;
 import io.tbmq.broker.persistence.SessionStores;
 import io.tbmq.broker.protocol.PacketDispatcher;
+import io.tbmq.broker.subscription.SubscriptionTrie;
 import io.tbmq.broker.transport.MqttChannelInitializer;
 
 /**
@@ -42,7 +44,7 @@ public final class TestBroker implements AutoCloseable {
         this.core = new BrokerCore(config.mqtt(), config.security(), new BrokerMetrics(registry), SessionStores.NONE, router -> {
             log = new LoopbackMessageLog(router);
             return log;
-        });
+        }, new SubscriptionTrie(), ClusterLinks.SINGLE_NODE);
     }
 
     public static TestBroker anonymous() {
