@@ -14,7 +14,7 @@ import io.tbmq.broker.session.Session;
  * Interval above zero (or clean session = false in v3) is persistent, in Redis for DEVICE clients
  * and in its own Kafka topic for APPLICATION clients. Either store may be absent (unit tests).
  */
-public record SessionStores(DeviceMessageStore devices, ApplicationSessions applications, BooleanSupplier deviceStoreDown,
+public record SessionStores(DeviceMessageStore devices, ApplicationStore applications, BooleanSupplier deviceStoreDown,
         Duration reconnectRecheck) {
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
 

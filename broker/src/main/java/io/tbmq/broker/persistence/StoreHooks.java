@@ -21,9 +21,9 @@ public final class StoreHooks implements Session.StoreHooks {
     private static final RateLimitedLog GAPS = new RateLimitedLog(LOG, 1);
 
     private final DeviceMessageStore devices;
-    private final ApplicationSessions applications;
+    private final ApplicationStore applications;
 
-    public StoreHooks(DeviceMessageStore devices, ApplicationSessions applications) {
+    public StoreHooks(DeviceMessageStore devices, ApplicationStore applications) {
         this.devices = devices;
         this.applications = applications;
     }

@@ -1,4 +1,4 @@
-package io.tbmq.broker.persistence;
+package io.tbmq.broker.kafka;
 
 import java.time.Duration;
 import java.util.List;

@@ -1,18 +1,17 @@
-package io.tbmq.broker.persistence;
+package io.tbmq.broker.kafka;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
-import io.tbmq.broker.kafka.ApplicationTopics;
-import io.tbmq.broker.kafka.KafkaClients;
+import io.tbmq.broker.persistence.ApplicationStore;
 import io.tbmq.broker.session.Session;
 
 /**
  * Persistent APPLICATION sessions of this node: the client's topic is created on its first
  * connect, one consumer feeds it while it is connected, and the topic goes when the session ends.
  */
-public final class ApplicationSessions implements AutoCloseable {
+public final class ApplicationSessions implements ApplicationStore {
     private final KafkaClients clients;
     private final ApplicationTopics topics;
     private final int maxQueued;
@@ -26,15 +25,12 @@ public final class ApplicationSessions implements AutoCloseable {
         this.idleFetchWait = idleFetchWait;
     }
 
-    /** Makes sure the client's topic exists (before CONNACK, so routing to it cannot fail). */
+    @Override
     public CompletableFuture<Void> prepare(String clientId) {
         return topics.ensure(clientId);
     }
 
-    /**
-     * The client is connected through {@code connection}: start feeding it from what it
-     * acknowledged last. A consumer left by an earlier connection is stopped.
-     */
+    @Override
     public void attach(Session session, Object connection) {
         ApplicationConsumer consumer = new ApplicationConsumer(clients.clientConsumer(topics.group(session.clientId()),
                 "app-" + session.clientId().hashCode(), idleFetchWait), topics.topic(session.clientId()), session, connection, maxQueued);
@@ -47,10 +43,7 @@ public final class ApplicationSessions implements AutoCloseable {
         t.start();
     }
 
-    /**
-     * {@code connection} closed: its consumer stops. A successor's consumer (a takeover attached it
-     * before the old connection's close ran) is left alone.
-     */
+    @Override
     public void detach(String clientId, Object connection) {
         ApplicationConsumer c = consumers.get(clientId);
         if (c != null && c.connection() == connection && consumers.remove(clientId, c)) {
@@ -58,17 +51,16 @@ public final class ApplicationSessions implements AutoCloseable {
         }
     }
 
-    void acknowledged(String clientId, long score) {
+    @Override
+    public void acknowledged(String clientId, long score) {
         ApplicationConsumer c = consumers.get(clientId);
         if (c != null) {
             c.acknowledged(score - 1);
         }
     }
 
-    /**
-     * The session ended: its consumer stops first (so its last commit cannot re-create the
-     * group), then the topic and the group go.
-     */
+    /** The consumer stops first, so its last commit cannot re-create the group; then the topic and the group go. */
+    @Override
     public CompletableFuture<Void> ended(String clientId) {
         ApplicationConsumer c = consumers.remove(clientId);
         CompletableFuture<Void> stopped = c == null ? CompletableFuture.completedFuture(null) : c.stop();
