@@ -36,7 +36,7 @@ import io.tbmq.broker.kafka.RetainedLog;
 import io.tbmq.broker.kafka.SessionStateLog;
 import io.tbmq.broker.live.LiveSettings;
 import io.tbmq.broker.metrics.BrokerMetrics;
-import io.tbmq.broker.persistence.PersistedPipeline;
+import io.tbmq.broker.persistence.PersistedHandler;
 import io.tbmq.broker.persistence.SessionStores;
 import io.tbmq.broker.persistence.redis.DeviceMessageStore;
 import io.tbmq.broker.persistence.redis.RedisConnector;
@@ -114,7 +114,7 @@ public class BrokerApplication {
                 new ClusterLinks(destinations, new SessionStateLog(sender, topics, node), new RetainedLog(sender, topics), directory));
         SessionFeed.LostConnections lost = state -> core.wills().connectionLost(WillCodec.decode(state.will()),
                 state.expiryIntervalSeconds());
-        PersistedPipeline pipeline = new PersistedPipeline(devices, core.sessions(), metrics,
+        PersistedHandler persisted = new PersistedHandler(devices, core.sessions(), metrics,
                 config.persistence().deviceMessageTtl().toSeconds(), directory, destinations);
         RoutingHandler routing = new RoutingHandler(core.router());
         DownlinkHandler downlinks = new DownlinkHandler(core.sessions(), directory, destinations, metrics);
@@ -176,7 +176,7 @@ public class BrokerApplication {
                 kafka.consume("msg-all", clients, topics.msgAllGroup(), topics.msgAll(), config.kafka().msgAllConsumers(),
                         routing, Duration.ofSeconds(30));
                 kafka.consume("persisted", clients, topics.msgPersistedGroup(), topics.msgPersisted(),
-                        config.persistence().persistedConsumers(), pipeline, Duration.ofSeconds(30));
+                        config.persistence().persistedConsumers(), persisted, Duration.ofSeconds(30));
                 kafka.consume("downlink-basic", clients, topics.downlinkGroup(node) + "-basic", topics.downlinkBasic(node),
                         config.cluster().downlinkConsumers(), downlinks, Duration.ofSeconds(30));
                 kafka.consume("downlink-persisted", clients, topics.downlinkGroup(node) + "-persisted",

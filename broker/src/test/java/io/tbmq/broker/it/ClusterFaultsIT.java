@@ -26,7 +26,7 @@ class ClusterFaultsIT {
             "tbmq.persistence.persisted-partitions", "6", "tbmq.shutdown.grace", "3s",
             // Drops and takeovers of the cluster layer and of the persisted pipeline, for the post-mortem of a failed run.
             "quarkus.log.category.\"io.tbmq.broker.cluster\".level", "DEBUG",
-            "quarkus.log.category.\"io.tbmq.broker.persistence.PersistedPipeline\".level", "DEBUG",
+            "quarkus.log.category.\"io.tbmq.broker.persistence.PersistedHandler\".level", "DEBUG",
             "quarkus.log.category.\"io.tbmq.broker.routing\".level", "DEBUG");
     /** Log lines of a node that tell what happened to a message that went missing. */
     private static final java.util.regex.Pattern TELLING = java.util.regex.Pattern.compile(

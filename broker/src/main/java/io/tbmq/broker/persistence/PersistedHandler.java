@@ -32,8 +32,8 @@ import io.tbmq.broker.util.RateLimitedLog;
  * then are the messages handed to connected sessions, with the packet ids Redis assigned: here, or
  * through the downlink topic of the node the client is connected to.
  */
-public final class PersistedPipeline implements BatchHandler {
-    private static final Logger LOG = Logger.getLogger(PersistedPipeline.class);
+public final class PersistedHandler implements BatchHandler {
+    private static final Logger LOG = Logger.getLogger(PersistedHandler.class);
     private static final RateLimitedLog BAD = new RateLimitedLog(LOG, 2);
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
 
@@ -51,7 +51,7 @@ public final class PersistedPipeline implements BatchHandler {
         }
     }
 
-    public PersistedPipeline(DeviceMessageStore store, SessionRegistry sessions, BrokerMetrics metrics, long defaultTtlSeconds,
+    public PersistedHandler(DeviceMessageStore store, SessionRegistry sessions, BrokerMetrics metrics, long defaultTtlSeconds,
             RemoteSessions remote, Downlinks downlinks) {
         this.store = store;
         this.sessions = sessions;
