@@ -56,7 +56,19 @@ final class ControlPlane implements AutoCloseable {
     KubernetesClient client() throws IOException {
         String kubeconfig = Files.readString(run.resolve("admin.kubeconfig"));
         Config config = Config.fromKubeconfig(kubeconfig);
-        return new KubernetesClientBuilder().withConfig(config).build();
+        return userClient(config);
+    }
+
+    /**
+     * A client for the tests' own calls, on the user's side (kubectl's role). It uses the JDK's HTTP
+     * client: fabric8 retries a request that fails with an IOException, which is how the JDK client
+     * reports a pooled connection the API server had closed, while Vert.x reports HttpClosedException,
+     * which fabric8 does not retry (fabric8 kubernetes-client issue 7450; OperatorE2E's first request
+     * failed on one once). The operator's own clients keep Vert.x, as in its image.
+     */
+    static KubernetesClient userClient(Config config) {
+        return new KubernetesClientBuilder().withConfig(config)
+                .withHttpClientFactory(new io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory()).build();
     }
 
     /** The kubectl built with the control plane (make deploy uses it when none is on PATH). */
@@ -75,7 +87,9 @@ final class ControlPlane implements AutoCloseable {
         Config config = Config.fromKubeconfig(Files.readString(run.resolve("admin.kubeconfig")));
         config.setImpersonateUsername("system:serviceaccount:" + namespace + ":" + serviceAccount);
         config.setImpersonateGroups("system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated");
-        return new KubernetesClientBuilder().withConfig(config).withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("requests",
+        return new KubernetesClientBuilder().withConfig(config)
+                .withHttpClientFactory(new io.fabric8.kubernetes.client.vertx.VertxHttpClientFactory())
+                .withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor("requests",
                 new io.fabric8.kubernetes.client.http.Interceptor() {
                     @Override
                     public void before(io.fabric8.kubernetes.client.http.BasicBuilder builder,

@@ -25,7 +25,6 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.strimzi.api.kafka.model.topic.KafkaTopic;
 import io.tbmq.loadgen.ContinuousTraffic;
@@ -77,7 +76,7 @@ class RealClusterFaultsE2E {
         assertThat(out).as("the message went through the broker Service to a subscriber").contains("demo/hello hello from a real pod");
         System.out.printf("e2e: documented commands, to a message through a Ready cluster, in %d s%n",
                 Duration.between(t0, Instant.now()).toSeconds());
-        client = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(RealCluster.kubeconfig()))).build();
+        client = ControlPlane.userClient(Config.fromKubeconfig(Files.readString(RealCluster.kubeconfig())));
         password = Files.readString(repo.resolve(".cluster/dev-password")).trim();
         brokerHost = client.services().inNamespace(NS).withName(NAME + "-broker").get().getSpec().getClusterIP();
         logs = new PodLogRecorder(client, List.of(NS, "tbmq-system"), repo.resolve("e2e/target/real-cluster/pod-logs"));

@@ -15,7 +15,6 @@ import org.junit.jupiter.api.Test;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.tbmq.operator.api.TbmqCluster;
 
 /**
@@ -47,7 +46,7 @@ class TryItOnOneMachineE2E {
         assertThat(out).as("a TbmqUser's generated password let it in").contains("meter-1 is in");
         System.out.printf("e2e: documented commands, to a message through a Ready cluster, in %d s%n",
                 Duration.between(t0, Instant.now()).toSeconds());
-        client = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(RealCluster.kubeconfig()))).build();
+        client = ControlPlane.userClient(Config.fromKubeconfig(Files.readString(RealCluster.kubeconfig())));
     }
 
     @AfterAll
