@@ -36,6 +36,7 @@ import io.tbmq.broker.kafka.RetainedLog;
 import io.tbmq.broker.kafka.SessionStateLog;
 import io.tbmq.broker.live.LiveSettings;
 import io.tbmq.broker.metrics.BrokerMetrics;
+import io.tbmq.broker.persistence.DeviceWrites;
 import io.tbmq.broker.persistence.PersistedHandler;
 import io.tbmq.broker.persistence.SessionStores;
 import io.tbmq.broker.persistence.redis.DeviceMessageStore;
@@ -114,9 +115,10 @@ public class BrokerApplication {
                 new ClusterLinks(destinations, new SessionStateLog(sender, topics, node), new RetainedLog(sender, topics), directory));
         SessionFeed.LostConnections lost = state -> core.wills().connectionLost(WillCodec.decode(state.will()),
                 state.expiryIntervalSeconds());
-        PersistedHandler persisted = new PersistedHandler(devices, core.sessions(), metrics,
+        DeviceWrites deviceWrites = new DeviceWrites(devices, core.sessions(), metrics,
                 config.persistence().deviceMessageTtl().toSeconds(), directory, destinations);
-        RoutingHandler routing = new RoutingHandler(core.router());
+        PersistedHandler persisted = new PersistedHandler(deviceWrites);
+        RoutingHandler routing = new RoutingHandler(core.router(), deviceWrites::batch);
         DownlinkHandler downlinks = new DownlinkHandler(core.sessions(), directory, destinations, metrics);
         NodeLiveness liveness = new NodeLiveness(node, config.cluster().nodeTimeout());
         OrphanAdoption orphans = new OrphanAdoption(node, liveness, directory, core.sessions(), lost);
@@ -175,7 +177,8 @@ public class BrokerApplication {
                 }, 0, config.cluster().heartbeatInterval().toMillis(), TimeUnit.MILLISECONDS);
                 kafka.consume("msg-all", clients, topics.msgAllGroup(), topics.msgAll(), config.kafka().msgAllConsumers(),
                         routing, Duration.ofSeconds(30));
-                kafka.consume("persisted", clients, topics.msgPersistedGroup(), topics.msgPersisted(),
+                // Written by brokers of earlier versions only: drained during a rolling upgrade.
+                kafka.drain("persisted", clients, topics.msgPersistedGroup(), topics.msgPersisted(),
                         config.persistence().persistedConsumers(), persisted, Duration.ofSeconds(30));
                 kafka.consume("downlink-basic", clients, topics.downlinkGroup(node) + "-basic", topics.downlinkBasic(node),
                         config.cluster().downlinkConsumers(), downlinks, Duration.ofSeconds(30));

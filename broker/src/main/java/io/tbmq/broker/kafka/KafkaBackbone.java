@@ -116,9 +116,22 @@ public final class KafkaBackbone implements AutoCloseable {
     /** Starts {@code count} threads consuming {@code topic} in group {@code group}. */
     public void consume(String name, KafkaClients clients, String group, String topic, int count, BatchHandler handler,
             Duration handlerTimeout) {
+        consume(name, clients, topic, count, handler, handlerTimeout, i -> clients.consumer(group, name + "-" + i));
+    }
+
+    /**
+     * The same for a topic that is empty but for a while after an upgrade: its fetches wait long when
+     * there is nothing to read and return at once when there is ({@link KafkaClients#drainConsumer}).
+     */
+    public void drain(String name, KafkaClients clients, String group, String topic, int count, BatchHandler handler,
+            Duration handlerTimeout) {
+        consume(name, clients, topic, count, handler, handlerTimeout, i -> clients.drainConsumer(group, name + "-" + i));
+    }
+
+    private void consume(String name, KafkaClients clients, String topic, int count, BatchHandler handler, Duration handlerTimeout,
+            java.util.function.IntFunction<java.util.Properties> properties) {
         for (int i = 0; i < count; i++) {
-            LogConsumer consumer = new LogConsumer(clients.consumer(group, name + "-" + i), topic, handler, handlerTimeout,
-                    clients.commitInterval());
+            LogConsumer consumer = new LogConsumer(properties.apply(i), topic, handler, handlerTimeout, clients.commitInterval());
             Thread t = new Thread(consumer, "tbmq-" + name + "-" + i);
             t.setDaemon(true);
             consumers.add(consumer);

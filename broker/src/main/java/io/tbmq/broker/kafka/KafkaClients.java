@@ -76,6 +76,18 @@ public final class KafkaClients {
         return p;
     }
 
+    /**
+     * A consumer of a broker topic that is written only in passing (tbmq.msg.persisted, drained after
+     * an upgrade): a fetch returns as soon as anything is there and otherwise waits half a second, so
+     * an empty topic costs Kafka two requests a second instead of a hundred.
+     */
+    public Properties drainConsumer(String groupId, String clientIdSuffix) {
+        Properties p = consumer(groupId, clientIdSuffix);
+        p.put(ConsumerConfig.FETCH_MIN_BYTES_CONFIG, "1");
+        p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "500");
+        return p;
+    }
+
     /** A consumer of the broker's own topics: fetches batched by consumer-fetch-min-bytes and -max-wait. */
     public Properties consumer(String groupId, String clientIdSuffix) {
         Properties p = common(clientIdSuffix);

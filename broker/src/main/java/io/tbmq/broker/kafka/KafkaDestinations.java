@@ -6,13 +6,12 @@ import java.util.concurrent.CompletableFuture;
 import io.tbmq.broker.cluster.Downlinks;
 import io.tbmq.broker.record.DownlinkRecord;
 import io.tbmq.broker.record.OutboundMessage;
-import io.tbmq.broker.record.PersistedRecord;
 import io.tbmq.broker.record.StoredMessage;
 import io.tbmq.broker.routing.Destinations;
 
 /**
- * Routed copies into Kafka: DEVICE ones to tbmq.msg.persisted (key = client id), APPLICATION ones
- * to the client's topic, copies for clients of other nodes to those nodes' downlink topics.
+ * Routed copies into Kafka: APPLICATION ones to the client's topic, copies for clients of other
+ * nodes to those nodes' downlink topics (DEVICE ones are stored in Redis by the router's batch).
  */
 public final class KafkaDestinations implements Destinations, Downlinks {
     private final KafkaSender sender;
@@ -23,14 +22,6 @@ public final class KafkaDestinations implements Destinations, Downlinks {
         this.sender = sender;
         this.topics = topics;
         this.applicationTopics = applicationTopics;
-    }
-
-    @Override
-    public CompletableFuture<Void> device(String clientId, long epoch, OutboundMessage message, int sourcePartition,
-            long sourceOffset) {
-        PersistedRecord record = new PersistedRecord(epoch, sourcePartition, sourceOffset, message.message().expiresAtMillis(),
-                StoredMessage.encode(message));
-        return sender.send(topics.msgPersisted(), key(clientId), record.encode());
     }
 
     @Override

@@ -19,6 +19,8 @@ public final class StoreHooks implements Session.StoreHooks {
     private static final Logger LOG = Logger.getLogger(StoreHooks.class);
     private static final RateLimitedLog FAILED = new RateLimitedLog(LOG, 1);
     private static final RateLimitedLog GAPS = new RateLimitedLog(LOG, 1);
+    /** How long a session holds messages past a gap before it loads the store (a downlink hop takes tens of ms). */
+    static final long GAP_GRACE_MILLIS = 250;
 
     private final DeviceMessageStore devices;
     private final ApplicationStore applications;
@@ -47,8 +49,15 @@ public final class StoreHooks implements Session.StoreHooks {
     @Override
     public void missed(Session session) {
         if (devices != null) {
-            GAPS.info("stored messages of %s arrived past a gap; filling it from Redis", session.clientId());
-            fill(session);
+            // Usually the gap is another node's message still on its way through the downlink topic:
+            // give it time to arrive before asking Redis.
+            CompletableFuture.delayedExecutor(GAP_GRACE_MILLIS, TimeUnit.MILLISECONDS).execute(() -> {
+                if (session.requestFill()) {
+                    GAPS.info("stored messages of %s arrived past a gap that did not fill within %d ms; filling it from Redis",
+                            session.clientId(), GAP_GRACE_MILLIS);
+                    fill(session);
+                }
+            });
         }
     }
 

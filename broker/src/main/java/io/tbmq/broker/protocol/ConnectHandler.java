@@ -235,6 +235,7 @@ final class ConnectHandler {
                 if (stored.highestScore() > 0) {
                     store.delivered(session.clientId(), stored.highestScore());
                 }
+                session.fillGapAfterRestore();
                 recheckLater(c, session);
             }
         }));

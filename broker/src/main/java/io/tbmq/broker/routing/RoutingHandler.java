@@ -3,6 +3,7 @@ package io.tbmq.broker.routing;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 
 import org.jboss.logging.Logger;
 
@@ -14,20 +15,25 @@ import io.tbmq.broker.record.PublishMessageCodec;
 
 /**
  * The routing consumer's batch of {@code tbmq.msg.all}: every message matched against the
- * subscriptions; done when every persistent copy is in Kafka, so the offsets are committed only then.
+ * subscriptions, then the batch's DEVICE copies stored in one go; done when every persistent copy
+ * is stored or in Kafka, so the offsets are committed only then.
  */
 public final class RoutingHandler implements BatchHandler {
     private static final Logger LOG = Logger.getLogger(RoutingHandler.class);
 
     private final Router router;
+    private final Supplier<DeviceCopies> deviceCopies;
 
-    public RoutingHandler(Router router) {
+    /** {@code deviceCopies} makes an empty batch of DEVICE copies for each polled batch. */
+    public RoutingHandler(Router router, Supplier<DeviceCopies> deviceCopies) {
         this.router = router;
+        this.deviceCopies = deviceCopies;
     }
 
     @Override
     public CompletableFuture<Void> handle(List<LogRecord> records, Replays replays) {
-        List<CompletableFuture<Void>> pending = null;
+        DeviceCopies copies = deviceCopies.get();
+        List<CompletableFuture<Void>> pending = new ArrayList<>();
         for (LogRecord record : records) {
             PublishMessage message;
             try {
@@ -36,16 +42,13 @@ public final class RoutingHandler implements BatchHandler {
                 LOG.debugf("skipping undecodable record %s-%d@%d", record.topic(), record.partition(), record.offset());
                 continue;
             }
-            CompletableFuture<Void> persisted = router.route(message, record.partition(), record.offset(),
-                    replays.possible(record.partition(), record.offset()));
-            if (!persisted.isDone()) {
-                if (pending == null) {
-                    pending = new ArrayList<>();
-                }
-                pending.add(persisted);
+            CompletableFuture<Void> sent = router.route(message, record.partition(), record.offset(),
+                    replays.possible(record.partition(), record.offset()), copies);
+            if (!sent.isDone()) {
+                pending.add(sent);
             }
         }
-        return pending == null ? CompletableFuture.completedFuture(null)
-                : CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new));
+        pending.add(copies.store());
+        return pending.size() == 1 ? pending.get(0) : CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new));
     }
 }

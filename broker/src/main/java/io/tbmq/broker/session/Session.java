@@ -57,6 +57,8 @@ public final class Session {
     private boolean reconnectLoading;
     /** Between a reconnect (or a gap) and the end of loading the store, store messages wait here. */
     private java.util.List<OutboundMessage> arrivedWhileLoading;
+    /** A catch-up load of the store is under way: holding ends with its result, not before. */
+    private boolean fillRequested;
     private volatile long expiryIntervalSeconds;
     /** Orders this session's records in tbmq.client.session against other nodes' (see {@link SessionState}). */
     private volatile long version;
@@ -221,7 +223,12 @@ public final class Session {
         }
     }
 
-    /** A message the persistent store holds (it is never dropped here: the store keeps it). */
+    /**
+     * A message the persistent store holds (it is never dropped here: the store keeps it). DEVICE
+     * scores are consecutive, and every node's router writes them, so one node's message can reach
+     * this session before an earlier-scored one from another node: a message past a gap is held
+     * until the gap fills, from arrivals or, if it does not, from Redis ({@link StoreHooks#missed}).
+     */
     private void offerStored(OutboundMessage message) {
         StoreHooks hooks;
         synchronized (this) {
@@ -230,6 +237,9 @@ public final class Session {
             }
             if (arrivedWhileLoading != null) {
                 arrivedWhileLoading.add(message);
+                if (!reconnectLoading) {
+                    releaseConsecutive();
+                }
                 return;
             }
             DeliverySink target = sink;
@@ -243,8 +253,6 @@ public final class Session {
                 target.scheduleDrain();
                 return;
             }
-            // DEVICE scores are consecutive: the ones in between are in Redis only (their write
-            // was replayed after a failure, say). Hold this one until they are fetched.
             arrivedWhileLoading = new java.util.ArrayList<>();
             arrivedWhileLoading.add(message);
             hooks = storeHooks;
@@ -253,17 +261,58 @@ public final class Session {
     }
 
     /**
+     * Held store messages that continue the last score go to the queue, in score order; holding
+     * ends when none is left and no load of the store is awaited. Under the monitor.
+     */
+    private void releaseConsecutive() {
+        java.util.List<OutboundMessage> held = arrivedWhileLoading;
+        held.sort(java.util.Comparator.comparingLong(OutboundMessage::score));
+        int next = 0;
+        boolean queued = false;
+        while (next < held.size() && held.get(next).score() <= lastScore + 1) {
+            OutboundMessage m = held.get(next++);
+            if (m.score() == lastScore + 1) {
+                queue.add(m);
+                lastScore = m.score();
+                queued = true;
+            }
+        }
+        held.subList(0, next).clear();
+        if (held.isEmpty() && !fillRequested) {
+            arrivedWhileLoading = null;
+        }
+        if (queued && sink != null) {
+            sink.scheduleDrain();
+        }
+    }
+
+    /**
+     * A catch-up load of the store is about to start ({@link StoreHooks#missed}): false when the gap
+     * has filled meanwhile (or a reconnect's load took over), so no load is needed.
+     */
+    public synchronized boolean requestFill() {
+        if (arrivedWhileLoading == null || reconnectLoading) {
+            return false;
+        }
+        fillRequested = true;
+        return true;
+    }
+
+    /**
      * The store's messages after a gap (see {@link StoreHooks#missed}): those above what this
-     * session already has are queued in order, then what arrived meanwhile. Nothing in flight is
-     * touched.
+     * session already has are queued in order, then what arrived meanwhile as far as it continues
+     * them. If a gap is left (a message written after the load, still on its way), the session keeps
+     * holding and asks for another load. Nothing in flight is touched.
      */
     public int catchUp(List<OutboundMessage> stored, long storeLastScore) {
         DeliverySink target;
+        StoreHooks hooks = null;
         int found = 0;
         synchronized (this) {
             if (arrivedWhileLoading == null || reconnectLoading) {
                 return 0;
             }
+            fillRequested = false;
             for (OutboundMessage m : stored) {
                 if (m.score() > lastScore) {
                     queue.add(m);
@@ -271,18 +320,19 @@ public final class Session {
                     found++;
                 }
             }
+            // Everything the store assigned up to its last score is in stored or gone for good.
             lastScore = Math.max(lastScore, storeLastScore);
-            for (OutboundMessage m : arrivedWhileLoading) {
-                if (m.score() > lastScore) {
-                    queue.add(m);
-                    lastScore = m.score();
-                }
+            releaseConsecutive();
+            if (arrivedWhileLoading != null) {
+                hooks = storeHooks;
             }
-            arrivedWhileLoading = null;
             target = sink;
         }
         if (target != null) {
             target.scheduleDrain();
+        }
+        if (hooks != null) {
+            hooks.missed(this);
         }
         return found;
     }
@@ -298,6 +348,7 @@ public final class Session {
                 return;
             }
             arrivedWhileLoading = new java.util.ArrayList<>();
+            fillRequested = true;
             hooks = storeHooks;
         }
         hooks.recheck(this);
@@ -312,6 +363,7 @@ public final class Session {
     public synchronized void abandonCatchUp() {
         if (!reconnectLoading) {
             arrivedWhileLoading = null;
+            fillRequested = false;
         }
     }
 
@@ -559,17 +611,25 @@ public final class Session {
         queue.addAll(inMemoryOnly);
         // Everything the store assigned up to its last score is in stored or gone for good.
         lastScore = Math.max(lastScore, storeLastScore);
-        if (arrivedWhileLoading != null) {
-            for (OutboundMessage m : arrivedWhileLoading) {
-                if (m.score() > lastScore) {
-                    queue.add(m);
-                    lastScore = m.score();
-                }
-            }
-            arrivedWhileLoading = null;
-        }
         reconnectLoading = false;
+        fillRequested = false;
+        if (arrivedWhileLoading != null) {
+            // What arrived while loading, as far as it continues the store's messages; past a gap, held as after one.
+            releaseConsecutive();
+        }
         return true;
+    }
+
+    /** After {@link #restore}: whether messages past a gap are held, so the store is to be asked again ({@link StoreHooks#missed}). */
+    public void fillGapAfterRestore() {
+        StoreHooks hooks;
+        synchronized (this) {
+            if (arrivedWhileLoading == null || reconnectLoading || fillRequested || storeHooks == null) {
+                return;
+            }
+            hooks = storeHooks;
+        }
+        hooks.missed(this);
     }
 
     /**
@@ -582,6 +642,7 @@ public final class Session {
         }
         arrivedWhileLoading = null;
         reconnectLoading = false;
+        fillRequested = false;
     }
 
     // ---- inbound QoS 2 ---------------------------------------------------------------------

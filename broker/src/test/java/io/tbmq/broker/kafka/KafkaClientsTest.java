@@ -70,6 +70,13 @@ class KafkaClientsTest {
     }
 
     @Test
+    void theConsumerDrainingTheEmptyPersistedTopicAsksKafkaRarelyButGetsWhatComesAtOnce() {
+        Properties drain = new KafkaClients(config(Optional.empty(), Map.of()), "node-0").drainConsumer("tbmq-msg-persisted", "persisted-0");
+        assertThat(drain).containsEntry("fetch.min.bytes", "1").containsEntry("fetch.max.wait.ms", "500")
+                .containsEntry("group.id", "tbmq-msg-persisted");
+    }
+
+    @Test
     void consumersHeartbeatOftenSoARebalanceIsNoticedWithinHalfASecondButNeverPastAThirdOfTheSession() {
         Properties p = new KafkaClients(config(Optional.empty(), Map.of()), "node-0").consumer("tbmq-msg-all-router", "router-0");
         assertThat(p).containsEntry("heartbeat.interval.ms", "500").containsEntry("session.timeout.ms", "10000");

@@ -123,6 +123,52 @@ class StoredDeliveryTest {
     }
 
     @Test
+    void anotherNodesEarlierMessageArrivingLateFillsTheGapWithoutTheStore() {
+        // Every node's router writes this client's messages: 3 came straight from this node's
+        // router, 2 from another node's through the downlink topic, a little later.
+        session.offer(stored(1));
+        session.offer(stored(3));
+        assertThat(written).containsExactly(1);
+        session.offer(stored(2));
+        assertThat(written).containsExactly(1, 2, 3);
+        assertThat(session.catchingUp()).isFalse();
+        assertThat(session.requestFill()).as("no load of the store is needed any more").isFalse();
+        session.offer(stored(4));
+        assertThat(written).containsExactly(1, 2, 3, 4);
+    }
+
+    @Test
+    void aMessageWrittenAfterTheLoadAndStillOnItsWayIsWaitedFor() {
+        session.offer(stored(1));
+        session.offer(stored(4));
+        assertThat(session.requestFill()).isTrue();
+        // The load read the store when it held 2; 3 was written after it and is still on its way.
+        session.catchUp(List.of(stored(2)), 2);
+        assertThat(written).containsExactly(1, 2);
+        assertThat(missed).as("asked again for what is still missing").isEqualTo(2);
+        assertThat(session.catchingUp()).isTrue();
+        session.offer(stored(3));
+        assertThat(written).containsExactly(1, 2, 3, 4);
+        assertThat(session.catchingUp()).isFalse();
+        assertThat(session.requestFill()).as("so the second load is not needed").isFalse();
+        assertThat(session.catchUp(List.of(stored(3), stored(4)), 4)).isZero();
+        assertThat(written).containsExactly(1, 2, 3, 4);
+    }
+
+    @Test
+    void aMessagePastAGapAfterAReconnectLoadIsHeldUntilTheGapFills() {
+        session.beginLoading(sink);
+        session.offer(stored(5));
+        session.restore(sink, new int[0], List.of(stored(2), stored(3)), 3);
+        session.drain(sink);
+        assertThat(written).as("4 was written after the load and is on its way").containsExactly(2, 3);
+        session.fillGapAfterRestore();
+        assertThat(missed).isEqualTo(1);
+        session.offer(stored(4));
+        assertThat(written).containsExactly(2, 3, 4, 5);
+    }
+
+    @Test
     void aReconnectLoadTakesOverFromACatchUp() {
         session.offer(stored(1));
         session.offer(stored(3));

@@ -8,13 +8,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import io.tbmq.broker.config.RedisConfig;
 import io.tbmq.localstack.RedisNode;
 
 /** The DEVICE message store's replay protection on a real redis-server. */
@@ -26,39 +24,7 @@ class DeviceMessageStoreIT {
     @BeforeAll
     static void start() throws Exception {
         redis = RedisNode.standalone(Files.createTempDirectory(Path.of("target").toAbsolutePath(), "store-it"), false).start(Duration.ofSeconds(30));
-        connector = new RedisConnector(new RedisConfig() {
-            public String mode() {
-                return "standalone";
-            }
-
-            public String nodes() {
-                return redis.address();
-            }
-
-            public Optional<String> password() {
-                return Optional.empty();
-            }
-
-            public int lettuceBatchSize() {
-                return 1;
-            }
-
-            public Duration flushInterval() {
-                return Duration.ofMillis(1);
-            }
-
-            public Duration commandTimeout() {
-                return Duration.ofSeconds(5);
-            }
-
-            public Duration topologyRefreshInterval() {
-                return Duration.ofSeconds(5);
-            }
-
-            public int slotGroups() {
-                return 0;
-            }
-        });
+        connector = new RedisConnector(TestRedisConfig.standalone(redis.address(), Duration.ofSeconds(5)));
         store = new DeviceMessageStore(connector, new RedisKeys(0), 1000);
     }
 

@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -43,39 +42,7 @@ class DeviceMessageStoreSlotMoveIT {
     }
 
     static RedisConfig config(int batchSize, Duration topologyRefresh) {
-        return new RedisConfig() {
-            public String mode() {
-                return "cluster";
-            }
-
-            public String nodes() {
-                return cluster.addresses();
-            }
-
-            public Optional<String> password() {
-                return Optional.empty();
-            }
-
-            public int lettuceBatchSize() {
-                return batchSize;
-            }
-
-            public Duration flushInterval() {
-                return Duration.ofMillis(1);
-            }
-
-            public Duration commandTimeout() {
-                return Duration.ofSeconds(5);
-            }
-
-            public Duration topologyRefreshInterval() {
-                return topologyRefresh;
-            }
-
-            public int slotGroups() {
-                return 0;
-            }
-        };
+        return TestRedisConfig.cluster(cluster.addresses(), batchSize, topologyRefresh);
     }
 
     @AfterAll

@@ -1,0 +1,161 @@
+package io.tbmq.broker.persistence;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.tbmq.broker.cluster.Downlinks;
+import io.tbmq.broker.metrics.BrokerMetrics;
+import io.tbmq.broker.persistence.redis.DeviceMessageStore;
+import io.tbmq.broker.persistence.redis.RedisConnector;
+import io.tbmq.broker.persistence.redis.RedisKeys;
+import io.tbmq.broker.persistence.redis.TestRedisConfig;
+import io.tbmq.broker.record.MessageProperties;
+import io.tbmq.broker.record.OutboundMessage;
+import io.tbmq.broker.record.Persistence;
+import io.tbmq.broker.record.PublishMessage;
+import io.tbmq.broker.session.DeliverySink;
+import io.tbmq.broker.session.RemoteSessions;
+import io.tbmq.broker.session.Session;
+import io.tbmq.broker.session.SessionJournal;
+import io.tbmq.broker.session.SessionRegistry;
+import io.tbmq.broker.subscription.SubscriptionTrie;
+import io.tbmq.localstack.RedisNode;
+
+/**
+ * The routing consumer's DEVICE copies written into a real redis-server and handed to the
+ * session: in order, once, and across a Redis restart within the batch, so the batch's other copies
+ * are not routed a second time.
+ */
+class DeviceWritesIT {
+    static RedisNode redis;
+    static RedisConnector connector;
+    static DeviceWrites writes;
+    static SessionRegistry sessions;
+    static ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
+    static final List<String> written = new CopyOnWriteArrayList<>();
+    static Session session;
+
+    @BeforeAll
+    static void start() throws Exception {
+        redis = RedisNode.standalone(Files.createTempDirectory(Path.of("target").toAbsolutePath(), "writes-it"), true)
+                .start(Duration.ofSeconds(30));
+        connector = new RedisConnector(TestRedisConfig.standalone(redis.address(), Duration.ofSeconds(2)));
+        DeviceMessageStore store = new DeviceMessageStore(connector, new RedisKeys(0), 1000);
+        sessions = new SessionRegistry(new SubscriptionTrie(), timers, 1000, false, (c, r) -> { }, new SessionRegistry.SessionListener() {
+            @Override
+            public CompletableFuture<Void> sessionEnded(Session s) {
+                return CompletableFuture.completedFuture(null);
+            }
+
+            @Override
+            public void sessionMoved(String clientId) {
+            }
+        }, new StoreHooks(store, null), SessionJournal.NONE, RemoteSessions.NONE);
+        writes = new DeviceWrites(store, sessions, new BrokerMetrics(new SimpleMeterRegistry()), 3600, RemoteSessions.NONE,
+                Downlinks.NONE);
+        Sink sink = new Sink();
+        session = sessions.open("dev", false, 600, sink).session();
+        session.persistence(Persistence.DEVICE);
+        session.resume(sink);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (connector != null) {
+            connector.close();
+        }
+        if (redis != null) {
+            redis.close();
+        }
+        timers.shutdownNow();
+    }
+
+    @Test
+    void aBatchIsStoredAndHandedOverInOrderAndAReplayIsNotHandedOverAgain() throws Exception {
+        written.clear();
+        DeviceWrites.Batch batch = writes.batch();
+        for (int offset = 0; offset < 3; offset++) {
+            batch.add("dev", session.epoch(), copy("m" + offset), 7, offset);
+        }
+        batch.add("gone", 42, copy("for nobody"), 7, 3);
+        batch.store().get(10, TimeUnit.SECONDS);
+        assertThat(written).containsExactly("m0", "m1", "m2");
+
+        DeviceWrites.Batch replay = writes.batch();
+        replay.add("dev", session.epoch(), copy("m2"), 7, 2);
+        replay.store().get(10, TimeUnit.SECONDS);
+        assertThat(written).as("a replayed offset is recognised by Redis").containsExactly("m0", "m1", "m2");
+    }
+
+    @Test
+    void aBatchOutlivesARedisRestartInsteadOfFailing() throws Exception {
+        written.clear();
+        redis.stop();
+        DeviceWrites.Batch batch = writes.batch();
+        batch.add("dev", session.epoch(), copy("during the outage"), 8, 100);
+        CompletableFuture<Void> stored = batch.store();
+        Thread.sleep(3_000);
+        assertThat(stored).as("still trying while Redis is down").isNotDone();
+        redis.start(Duration.ofSeconds(30));
+        stored.get(DeviceWrites.RETRY_BUDGET_MILLIS, TimeUnit.MILLISECONDS);
+        assertThat(written).containsExactly("during the outage");
+    }
+
+    private static OutboundMessage copy(String payload) {
+        PublishMessage m = new PublishMessage("t", 1, false, payload.getBytes(), MessageProperties.NONE, "p", 0, 0);
+        return new OutboundMessage(m, 1, false, new int[0], 0, 0, false);
+    }
+
+    private static final class Sink implements DeliverySink {
+        @Override
+        public void scheduleDrain() {
+            session.drain(this);
+        }
+
+        @Override
+        public boolean isWritable() {
+            return true;
+        }
+
+        @Override
+        public int sendWindow() {
+            return 1000;
+        }
+
+        @Override
+        public boolean writePublish(OutboundMessage message, int packetId, boolean dup) {
+            written.add(new String(message.message().payload()));
+            return true;
+        }
+
+        @Override
+        public void writePubrel(int packetId) {
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void takenOver(boolean successorCleanStart) {
+        }
+
+        @Override
+        public void disconnectedByAdmin() {
+        }
+    }
+}
