@@ -176,7 +176,7 @@ public class BrokerApplication {
                     }
                 }, 0, config.cluster().heartbeatInterval().toMillis(), TimeUnit.MILLISECONDS);
                 kafka.consume("msg-all", clients, topics.msgAllGroup(), topics.msgAll(), config.kafka().msgAllConsumers(),
-                        routing, Duration.ofSeconds(30));
+                        routing, Duration.ofSeconds(30), config.kafka().msgAllReadAhead());
                 // Written by brokers of earlier versions only: drained during a rolling upgrade.
                 kafka.drain("persisted", clients, topics.msgPersistedGroup(), topics.msgPersisted(),
                         config.persistence().persistedConsumers(), persisted, Duration.ofSeconds(30));

@@ -32,6 +32,14 @@ public interface KafkaConfig {
     int msgAllConsumers();
 
     /**
+     * Records of tbmq.msg.all a routing consumer reads past its oldest batch not yet stored: while
+     * one Redis master is unreachable, the messages for everyone else go on up to this many. 0 reads
+     * one batch at a time.
+     */
+    @WithDefault("50000")
+    int msgAllReadAhead();
+
+    /**
      * Producer linger: trades a little publish latency for fewer, larger produce requests. Kafka's
      * CPU follows its request count more than its message count; since DEVICE copies no longer
      * cross Kafka a second time, 2 ms cost no more CPU than 5 ms at 20,000 msg/s and took about

@@ -116,7 +116,16 @@ public final class KafkaBackbone implements AutoCloseable {
     /** Starts {@code count} threads consuming {@code topic} in group {@code group}. */
     public void consume(String name, KafkaClients clients, String group, String topic, int count, BatchHandler handler,
             Duration handlerTimeout) {
-        consume(name, clients, topic, count, handler, handlerTimeout, i -> clients.consumer(group, name + "-" + i));
+        consume(name, clients, group, topic, count, handler, handlerTimeout, 0);
+    }
+
+    /**
+     * The same, each thread polling on while its earlier batches are unfinished, up to
+     * {@code readAhead} records past the oldest ({@link LogConsumer}); the handler keeps order itself.
+     */
+    public void consume(String name, KafkaClients clients, String group, String topic, int count, BatchHandler handler,
+            Duration handlerTimeout, int readAhead) {
+        consume(name, clients, topic, count, handler, handlerTimeout, readAhead, i -> clients.consumer(group, name + "-" + i));
     }
 
     /**
@@ -125,13 +134,14 @@ public final class KafkaBackbone implements AutoCloseable {
      */
     public void drain(String name, KafkaClients clients, String group, String topic, int count, BatchHandler handler,
             Duration handlerTimeout) {
-        consume(name, clients, topic, count, handler, handlerTimeout, i -> clients.drainConsumer(group, name + "-" + i));
+        consume(name, clients, topic, count, handler, handlerTimeout, 0, i -> clients.drainConsumer(group, name + "-" + i));
     }
 
     private void consume(String name, KafkaClients clients, String topic, int count, BatchHandler handler, Duration handlerTimeout,
-            java.util.function.IntFunction<java.util.Properties> properties) {
+            int readAhead, java.util.function.IntFunction<java.util.Properties> properties) {
         for (int i = 0; i < count; i++) {
-            LogConsumer consumer = new LogConsumer(properties.apply(i), topic, handler, handlerTimeout, clients.commitInterval());
+            LogConsumer consumer = new LogConsumer(properties.apply(i), topic, handler, handlerTimeout, clients.commitInterval(),
+                    readAhead);
             Thread t = new Thread(consumer, "tbmq-" + name + "-" + i);
             t.setDaemon(true);
             consumers.add(consumer);

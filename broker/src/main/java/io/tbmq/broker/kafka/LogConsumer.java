@@ -1,15 +1,21 @@
 package io.tbmq.broker.kafka;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 import org.apache.kafka.clients.consumer.CloseOptions;
@@ -33,9 +39,17 @@ import io.tbmq.broker.util.RateLimitedLog;
 /**
  * One consumer thread of a broker topic with at-least-once processing: each polled batch is
  * handed over whole; its offsets are committed (at most every commit interval) only when the
- * handler's future completes; if it fails, the consumer seeks back to the batch and tries again
- * after a pause, so nothing that was acknowledged upstream is skipped (commit only after the
- * store acknowledged, as in the TBMQ paper).
+ * handler's future completes, and that of every batch polled before it; if it fails, the consumer
+ * seeks back to the batch and tries again after a pause, so nothing that was acknowledged upstream
+ * is skipped (commit only after the store acknowledged, as in the TBMQ paper).
+ *
+ * <p>With a read-ahead, the consumer polls on while earlier batches are still being processed, up
+ * to that many records past the oldest unfinished one: a batch waiting for one Redis master does
+ * not hold up the messages behind it for everyone else. The handler must then keep its own order
+ * where order matters (the routing consumer's DEVICE writes queue per client). Without one, each
+ * batch is finished before the next poll. A batch that fails or outlives the handler timeout is
+ * read again together with every batch polled after it, which are cancelled, and its records are
+ * marked as possible replays ({@link Replays}): some of their copies were delivered already.
  *
  * <p>A clean hand-over replays nothing: offsets stay owed until a commit covering them succeeds
  * (an asynchronous commit refused mid-rebalance is retried, not dropped), a partition is committed
@@ -61,6 +75,12 @@ public final class LogConsumer implements Runnable {
     private final String topic;
     private final BatchHandler handler;
     private final Duration handlerTimeout;
+    /** Records that may be polled past the oldest unfinished batch; 0: one batch at a time. */
+    private final int readAhead;
+    /** Batches handed to the handler and not yet done, oldest first; consumer thread only. */
+    private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
+    private int inFlightRecords;
+    private long retryBackoff = 100;
     private final long commitIntervalNanos;
     private long lastCommit = System.nanoTime();
     private final UncommittedOffsets uncommitted = new UncommittedOffsets();
@@ -79,18 +99,23 @@ public final class LogConsumer implements Runnable {
     private final RateLimitedLog slow = new RateLimitedLog(LOG, 1);
 
     public LogConsumer(Properties properties, String topic, BatchHandler handler, Duration handlerTimeout,
-            Duration commitInterval) {
-        this(() -> new KafkaConsumer<>(withoutAutoCommit(properties)), topic, handler, handlerTimeout, commitInterval);
+            Duration commitInterval, int readAhead) {
+        this(() -> new KafkaConsumer<>(withoutAutoCommit(properties)), topic, handler, handlerTimeout, commitInterval, readAhead);
     }
 
     /** With the consumer {@code factory} makes (a test's mock, say); it must not commit on its own. */
     LogConsumer(Supplier<Consumer<byte[], byte[]>> factory, String topic, BatchHandler handler, Duration handlerTimeout,
-            Duration commitInterval) {
+            Duration commitInterval, int readAhead) {
         this.factory = factory;
         this.topic = topic;
         this.handler = handler;
         this.handlerTimeout = handlerTimeout;
         this.commitIntervalNanos = commitInterval.toNanos();
+        this.readAhead = Math.max(0, readAhead);
+    }
+
+    /** A polled batch the handler has: per partition its first and next offset, and the handler's future. */
+    private record InFlight(Map<TopicPartition, long[]> offsets, int records, long startedNanos, CompletableFuture<Void> done) {
     }
 
     private static Properties withoutAutoCommit(Properties properties) {
@@ -106,38 +131,15 @@ public final class LogConsumer implements Runnable {
         try {
             consumer = c;
             c.subscribe(List.of(topic), new HandOver(c));
-            long backoff = 100;
             while (running) {
                 ConsumerRecords<byte[], byte[]> records = c.poll(Duration.ofMillis(200));
                 measureLag(c);
-                if (records.isEmpty()) {
-                    commitDue(c);
-                    continue;
+                if (!records.isEmpty()) {
+                    reportLate(records);
+                    start(records);
                 }
-                reportLate(records);
-                long started = System.nanoTime();
-                boolean processed = process(records);
-                long tookMillis = (System.nanoTime() - started) / 1_000_000;
-                if (tookMillis >= SLOW_MILLIS) {
-                    slow.info("consumer of %s took %d ms for a batch of %d records", topic, tookMillis, records.count());
-                }
-                if (processed) {
-                    for (TopicPartition tp : records.partitions()) {
-                        List<ConsumerRecord<byte[], byte[]>> list = records.records(tp);
-                        long next = list.get(list.size() - 1).offset() + 1;
-                        uncommitted.processed(tp, next);
-                        replayEnds.computeIfPresent(tp.partition(), (k, end) -> next >= end ? null : end);
-                    }
-                    commitDue(c);
-                    backoff = 100;
-                } else {
-                    for (TopicPartition tp : records.partitions()) {
-                        c.seek(tp, records.records(tp).get(0).offset());
-                    }
-                    sleep(backoff);
-                    // Short: a Redis master restarting or a slot moving is over in seconds.
-                    backoff = Math.min(backoff * 2, 1_000);
-                }
+                settle(c);
+                commitDue(c);
             }
         } catch (WakeupException e) {
             if (running) {
@@ -149,7 +151,9 @@ public final class LogConsumer implements Runnable {
         } finally {
             if (!running) {
                 // Leaving on purpose: the successors start exactly where this consumer got to.
+                drain();
                 commitBeforeHandOver(c, c.assignment(), "leaving the group");
+                cancelInFlight();
             }
             // A node that stops on purpose leaves the group at once, so its partitions move now;
             // otherwise static membership would keep them unassigned until the session timeout.
@@ -203,7 +207,12 @@ public final class LogConsumer implements Runnable {
 
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            drain();
             commitBeforeHandOver(c, partitions, "giving up " + partitions);
+            if (!inFlight.isEmpty()) {
+                // What is kept is read again from the oldest unfinished batch; what moves, by its next owner.
+                abandon(c, "handing over " + partitions, false);
+            }
             forget(partitions);
         }
 
@@ -225,6 +234,9 @@ public final class LogConsumer implements Runnable {
             if (!owed.isEmpty()) {
                 LOG.warnf("consumer of %s lost %s to the group without committing %s: those records are processed again",
                         topic, partitions, owed);
+            }
+            for (InFlight b : inFlight) {
+                b.offsets().keySet().removeAll(partitions);
             }
             forget(partitions);
         }
@@ -272,18 +284,151 @@ public final class LogConsumer implements Runnable {
         }
     }
 
-    private boolean process(ConsumerRecords<byte[], byte[]> records) {
+    /** Hands a polled batch to the handler; it is done when its future completes. */
+    private void start(ConsumerRecords<byte[], byte[]> records) {
+        Map<TopicPartition, long[]> offsets = new HashMap<>();
+        for (TopicPartition tp : records.partitions()) {
+            List<ConsumerRecord<byte[], byte[]>> list = records.records(tp);
+            offsets.put(tp, new long[] {list.get(0).offset(), list.get(list.size() - 1).offset() + 1});
+        }
+        CompletableFuture<Void> done;
         try {
-            handler.handle(batch(records), replayEnds.isEmpty() ? Replays.NONE : replays).get(handlerTimeout.toMillis(),
-                    TimeUnit.MILLISECONDS);
-            return true;
+            done = handler.handle(batch(records), replayEnds.isEmpty() ? Replays.NONE : replays);
+        } catch (RuntimeException e) {
+            done = CompletableFuture.failedFuture(e);
+        }
+        inFlight.addLast(new InFlight(offsets, records.count(), System.nanoTime(), done));
+        inFlightRecords += records.count();
+    }
+
+    /**
+     * Takes in what the handler finished, oldest first; reads a failed or timed-out batch again; and
+     * while the read-ahead is used up, waits for the oldest batch before polling on.
+     */
+    private void settle(Consumer<byte[], byte[]> c) {
+        while (true) {
+            popFinished();
+            InFlight head = inFlight.peekFirst();
+            if (head == null) {
+                return;
+            }
+            if (head.done().isCompletedExceptionally()) {
+                abandon(c, causeOf(head.done()), true);
+                return;
+            }
+            if (System.nanoTime() - head.startedNanos() >= handlerTimeout.toNanos()) {
+                abandon(c, "not done after " + handlerTimeout.toMillis() + " ms", true);
+                return;
+            }
+            boolean full = readAhead == 0 || inFlightRecords - head.records() >= readAhead;
+            if (!full) {
+                return;
+            }
+            await(head);
+        }
+    }
+
+    /** Waits for the batches in flight, oldest first, until one fails or outlives the handler timeout. */
+    private void drain() {
+        while (!inFlight.isEmpty()) {
+            InFlight head = inFlight.peekFirst();
+            await(head);
+            if (!head.done().isDone() || head.done().isCompletedExceptionally()) {
+                return;
+            }
+            popFinished();
+        }
+    }
+
+    /** Waits until {@code batch} is done or its handler timeout is up, whichever comes first. */
+    private void await(InFlight batch) {
+        long left = batch.startedNanos() + handlerTimeout.toNanos() - System.nanoTime();
+        try {
+            batch.done().get(Math.max(0, left), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return false;
-        } catch (Exception e) {
-            Throwable cause = e.getCause() != null ? e.getCause() : e;
-            RETRIES.info("batch of %d records from %s not processed (%s); retrying", records.count(), topic, cause.toString());
-            return false;
+        } catch (ExecutionException | TimeoutException | CancellationException e) {
+            // Looked at by the caller.
+        }
+    }
+
+    /** The finished batches at the head: their offsets may be committed now. */
+    private void popFinished() {
+        InFlight head;
+        while ((head = inFlight.peekFirst()) != null && head.done().isDone() && !head.done().isCompletedExceptionally()) {
+            inFlight.pollFirst();
+            inFlightRecords -= head.records();
+            long tookMillis = (System.nanoTime() - head.startedNanos()) / 1_000_000;
+            if (tookMillis >= SLOW_MILLIS) {
+                slow.info("consumer of %s took %d ms for a batch of %d records", topic, tookMillis, head.records());
+            }
+            head.offsets().forEach((tp, range) -> {
+                long next = range[1];
+                uncommitted.processed(tp, next);
+                replayEnds.computeIfPresent(tp.partition(), (k, end) -> next >= end ? null : end);
+            });
+            retryBackoff = 100;
+        }
+    }
+
+    /**
+     * Gives up the batches in flight (newest first, so no later one acts on an earlier one's
+     * cancellation) and seeks back to the oldest: their records are read again, as possible replays.
+     */
+    private void abandon(Consumer<byte[], byte[]> c, String why, boolean pause) {
+        Map<TopicPartition, long[]> span = new HashMap<>();
+        int records = inFlightRecords;
+        for (Iterator<InFlight> it = inFlight.descendingIterator(); it.hasNext();) {
+            InFlight b = it.next();
+            b.done().cancel(false);
+            b.offsets().forEach((tp, range) -> span.merge(tp, range.clone(),
+                    (a, o) -> new long[] {Math.min(a[0], o[0]), Math.max(a[1], o[1])}));
+        }
+        inFlight.clear();
+        inFlightRecords = 0;
+        Collection<TopicPartition> assigned = c.assignment();
+        span.forEach((tp, range) -> {
+            if (assigned.contains(tp)) {
+                c.seek(tp, range[0]);
+                replayEnds.merge(tp.partition(), range[1], Math::max);
+            }
+        });
+        RETRIES.info("%d records from %s not processed (%s); reading them again from %s", records, topic, why,
+                span.entrySet().stream().map(e -> e.getKey().partition() + "@" + e.getValue()[0]).sorted().toList());
+        if (pause) {
+            sleep(retryBackoff);
+            // Short: a Redis master restarting or a slot moving is over in seconds.
+            retryBackoff = Math.min(retryBackoff * 2, 1_000);
+        }
+    }
+
+    private void cancelInFlight() {
+        for (Iterator<InFlight> it = inFlight.descendingIterator(); it.hasNext();) {
+            it.next().done().cancel(false);
+        }
+        inFlight.clear();
+        inFlightRecords = 0;
+    }
+
+    /** The first offset of {@code tp} still in flight, or null when everything polled from it is done. */
+    private Long firstInFlight(TopicPartition tp) {
+        for (InFlight b : inFlight) {
+            long[] range = b.offsets().get(tp);
+            if (range != null) {
+                return range[0];
+            }
+        }
+        return null;
+    }
+
+    private static String causeOf(CompletableFuture<Void> failed) {
+        try {
+            failed.join();
+            return "failed";
+        } catch (CompletionException e) {
+            return String.valueOf(e.getCause() != null ? e.getCause() : e);
+        } catch (CancellationException e) {
+            return "cancelled";
         }
     }
 
@@ -316,8 +461,9 @@ public final class LogConsumer implements Runnable {
      * A synchronous commit of where this consumer got to in {@code partitions}, marked as a
      * hand-over; retried while the group coordinator is completing another rebalance, and once
      * after a wakeup from {@link #stop()} (the wakeup is spent by then). Positions are exactly what
-     * was processed here: rebalances and stops happen between batches, and a failed batch was
-     * sought back to its start.
+     * was processed here once nothing is in flight (a failed batch was sought back to its start); a
+     * partition with a batch still unfinished is committed up to that batch and not marked, so its
+     * next owner treats what follows as possible replays.
      */
     private void commitBeforeHandOver(Consumer<byte[], byte[]> c, Collection<TopicPartition> partitions, String why) {
         if (partitions.isEmpty()) {
@@ -329,7 +475,9 @@ public final class LogConsumer implements Runnable {
         for (int attempt = 0; attempt < HAND_OVER_ATTEMPTS; attempt++) {
             try {
                 for (TopicPartition tp : partitions) {
-                    offsets.computeIfAbsent(tp, k -> new OffsetAndMetadata(c.position(k, COMMIT_TIMEOUT), HANDED_OVER));
+                    Long unfinished = firstInFlight(tp);
+                    offsets.computeIfAbsent(tp, k -> unfinished != null ? new OffsetAndMetadata(unfinished)
+                            : new OffsetAndMetadata(c.position(k, COMMIT_TIMEOUT), HANDED_OVER));
                 }
                 c.commitSync(offsets, COMMIT_TIMEOUT);
                 uncommitted.committed(offsets);

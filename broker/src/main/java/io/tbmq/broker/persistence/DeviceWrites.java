@@ -1,11 +1,15 @@
 package io.tbmq.broker.persistence;
 
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 import org.jboss.logging.Logger;
@@ -31,8 +35,13 @@ import io.tbmq.broker.util.RateLimitedLog;
  * offsets it was read at are committed only then (the TBMQ paper's durability argument).
  *
  * <p>A write Redis refuses (a master failing over, a slot moving) is tried again within the batch
- * for a while, so the batch's other copies, already handed to in-memory sessions, are not routed
- * twice; only after {@link #RETRY_BUDGET_MILLIS} does the batch fail and its consumer read it again.
+ * until it is stored or its consumer gives the batch up (cancels its future after the handler
+ * timeout and reads it again), so the batch's other copies, already handed to in-memory sessions,
+ * are not routed twice. A client's messages are written in the order they were read: a batch's
+ * write for a client waits for the client's write of any earlier batch still unfinished, since
+ * Redis keeps a client's last applied offset per source partition and would refuse the earlier
+ * messages as replays once later ones were stored. So the routing consumer may read on while a
+ * batch waits for one master ({@code tbmq.kafka.msg-all-read-ahead}) without losing or reordering.
  */
 public final class DeviceWrites {
     private static final Logger LOG = Logger.getLogger(DeviceWrites.class);
@@ -40,8 +49,6 @@ public final class DeviceWrites {
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
     /** Copies stored straight from the routing consumer: no tbmq.msg.persisted partition in between. */
     public static final int ROUTED = -1;
-    /** How long a batch keeps trying writes Redis refused; under the consumers' 30 s handler timeout. */
-    static final long RETRY_BUDGET_MILLIS = 20_000;
 
     private final DeviceMessageStore store;
     private final SessionRegistry sessions;
@@ -49,6 +56,14 @@ public final class DeviceWrites {
     private final long defaultTtlSeconds;
     private final RemoteSessions remote;
     private final Downlinks downlinks;
+    /** Per client, the unfinished write of its latest batch: a later batch's write for the client waits for it. */
+    private final ConcurrentHashMap<String, CompletableFuture<Void>> unfinished = new ConcurrentHashMap<>();
+    /** Writes that waited for an earlier one, and retries: off the Redis I/O threads that complete the earlier writes. */
+    private final Executor chained = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "tbmq-device-writes");
+        t.setDaemon(true);
+        return t;
+    });
 
     /** A client a batch stores messages for: held here ({@code session}) or by another node ({@code elsewhere}). */
     private record Target(Session session, SessionState elsewhere) {
@@ -117,52 +132,103 @@ public final class DeviceWrites {
             targets.put(clientId, target);
         }
 
+        /** Per client, done when its messages are stored and handed on. */
+        private final Map<String, CompletableFuture<Void>> written = new HashMap<>();
+        /** Delivery through other nodes' downlinks. */
+        private final List<CompletableFuture<Void>> forwarded = Collections.synchronizedList(new ArrayList<>());
+        /** Clients whose earlier write finished meanwhile, to be written in one go. */
+        private final List<String> ready = new ArrayList<>();
+        private final CompletableFuture<Void> done = new CompletableFuture<>();
+
         @Override
         public CompletableFuture<Void> store() {
             if (byClient.isEmpty()) {
                 return DONE;
             }
-            CompletableFuture<Void> done = new CompletableFuture<>();
-            attempt(byClient, done, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RETRY_BUDGET_MILLIS), 100);
+            Map<String, List<DeviceMessageStore.Incoming>> now = new LinkedHashMap<>();
+            Map<String, CompletableFuture<Void>> waiting = new LinkedHashMap<>();
+            for (Map.Entry<String, List<DeviceMessageStore.Incoming>> e : byClient.entrySet()) {
+                String client = e.getKey();
+                CompletableFuture<Void> mine = new CompletableFuture<>();
+                written.put(client, mine);
+                CompletableFuture<Void> earlier = unfinished.put(client, mine);
+                mine.whenComplete((v, x) -> unfinished.remove(client, mine));
+                if (earlier == null || earlier.isDone()) {
+                    now.put(client, e.getValue());
+                } else {
+                    waiting.put(client, earlier);
+                }
+            }
+            CompletableFuture.allOf(written.values().toArray(CompletableFuture[]::new))
+                    .thenCompose(v -> CompletableFuture.allOf(forwarded.toArray(CompletableFuture[]::new)))
+                    .whenComplete((v, error) -> complete(done, error));
+            done.whenComplete((v, error) -> {
+                if (done.isCancelled()) {
+                    // Given up by the consumer: whatever waits for these clients goes on; the batch is read again.
+                    written.values().forEach(w -> w.cancel(false));
+                }
+            });
+            waiting.forEach((client, earlier) -> earlier.whenComplete((v, x) -> ready(client)));
+            if (!now.isEmpty()) {
+                attempt(now, 100);
+            }
             return done;
         }
 
+        /** {@code client}'s earlier write finished: its messages here go with the next call. */
+        private void ready(String client) {
+            boolean first;
+            synchronized (ready) {
+                first = ready.isEmpty();
+                ready.add(client);
+            }
+            if (first) {
+                // Off the thread completing the earlier write, so that the clients it frees go in one call.
+                chained.execute(this::writeReady);
+            }
+        }
+
+        private void writeReady() {
+            Map<String, List<DeviceMessageStore.Incoming>> go = new LinkedHashMap<>();
+            synchronized (ready) {
+                ready.forEach(c -> go.put(c, byClient.get(c)));
+                ready.clear();
+            }
+            if (!done.isDone()) {
+                attempt(go, 100);
+            }
+        }
+
         /** Stores {@code remaining}; each call's clients are served as soon as their messages are stored. */
-        private void attempt(Map<String, List<DeviceMessageStore.Incoming>> remaining, CompletableFuture<Void> done, long deadline,
-                long backoff) {
+        private void attempt(Map<String, List<DeviceMessageStore.Incoming>> remaining, long backoff) {
             Map<String, Boolean> stored = new ConcurrentHashMap<>();
             List<CompletableFuture<Void>> calls = new ArrayList<>();
-            List<CompletableFuture<Void>> forwarded = java.util.Collections.synchronizedList(new ArrayList<>());
             for (CompletableFuture<Map<String, List<DeviceMessageStore.Assigned>>> call
                     : store.addEach(remaining, c -> targets.get(c).connected())) {
                 calls.add(call.thenAccept(assigned -> {
                     assigned.keySet().forEach(c -> stored.put(c, Boolean.TRUE));
                     forwarded.add(deliver(assigned));
+                    assigned.keySet().forEach(c -> written.get(c).complete(null));
                 }));
             }
             CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).whenComplete((v, error) -> {
-                CompletableFuture<Void> handedOn = CompletableFuture.allOf(forwarded.toArray(CompletableFuture[]::new));
-                if (error == null) {
-                    handedOn.whenComplete((w, e) -> complete(done, e));
+                if (error == null || done.isDone()) {
                     return;
                 }
                 Map<String, List<DeviceMessageStore.Incoming>> left = new LinkedHashMap<>(remaining);
                 left.keySet().removeAll(stored.keySet());
-                if (System.nanoTime() - deadline >= 0) {
-                    handedOn.whenComplete((w, e) -> done.completeExceptionally(error));
-                    return;
-                }
                 RETRYING.info("storing the messages of %d clients in Redis failed (%s); trying again", left.size(),
                         (error.getCause() != null ? error.getCause() : error).toString());
-                CompletableFuture<Void> retried = new CompletableFuture<>();
-                CompletableFuture.delayedExecutor(backoff, TimeUnit.MILLISECONDS)
-                        .execute(() -> attempt(left, retried, deadline, Math.min(backoff * 2, 1_000)));
-                CompletableFuture.allOf(handedOn, retried).whenComplete((w, e) -> complete(done, e));
+                CompletableFuture.delayedExecutor(backoff, TimeUnit.MILLISECONDS, chained).execute(() -> {
+                    if (!done.isDone()) {
+                        attempt(left, Math.min(backoff * 2, 1_000));
+                    }
+                });
             });
         }
 
         private CompletableFuture<Void> deliver(Map<String, List<DeviceMessageStore.Assigned>> assigned) {
-            List<CompletableFuture<Void>> forwarded = null;
+            List<CompletableFuture<Void>> sends = null;
             for (Map.Entry<String, List<DeviceMessageStore.Assigned>> stored : assigned.entrySet()) {
                 String clientId = stored.getKey();
                 List<DeviceMessageStore.Incoming> messages = byClient.get(clientId);
@@ -184,15 +250,20 @@ public final class DeviceWrites {
                         target.session().offer(StoredMessage.decode(value, a.packetId(), a.score(), false));
                     } else {
                         SessionState s = target.elsewhere();
-                        if (forwarded == null) {
-                            forwarded = new ArrayList<>();
+                        if (sends == null) {
+                            sends = new ArrayList<>();
                         }
-                        forwarded.add(downlinks.send(s.node(), s.clientId(), new DownlinkRecord(s.epoch(), 0, a.packetId(), a.score(), value)));
+                        sends.add(downlinks.send(s.node(), s.clientId(), new DownlinkRecord(s.epoch(), 0, a.packetId(), a.score(), value)));
                     }
                 }
             }
-            return forwarded == null ? DONE : CompletableFuture.allOf(forwarded.toArray(CompletableFuture[]::new));
+            return sends == null ? DONE : CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new));
         }
+    }
+
+    /** Clients with a write in progress or waiting (for tests). */
+    int unfinishedClients() {
+        return unfinished.size();
     }
 
     private static void complete(CompletableFuture<Void> done, Throwable error) {

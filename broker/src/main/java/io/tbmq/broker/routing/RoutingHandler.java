@@ -16,7 +16,8 @@ import io.tbmq.broker.record.PublishMessageCodec;
 /**
  * The routing consumer's batch of {@code tbmq.msg.all}: every message matched against the
  * subscriptions, then the batch's DEVICE copies stored in one go; done when every persistent copy
- * is stored or in Kafka, so the offsets are committed only then.
+ * is stored or in Kafka, so the offsets are committed only then. Cancelled when the consumer gives
+ * the batch up to read it again.
  */
 public final class RoutingHandler implements BatchHandler {
     private static final Logger LOG = Logger.getLogger(RoutingHandler.class);
@@ -49,6 +50,16 @@ public final class RoutingHandler implements BatchHandler {
             }
         }
         pending.add(copies.store());
-        return pending.size() == 1 ? pending.get(0) : CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new));
+        if (pending.size() == 1) {
+            return pending.get(0);
+        }
+        CompletableFuture<Void> all = CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new));
+        // The consumer cancels a batch it gives up: its DEVICE writes stop retrying.
+        all.whenComplete((v, error) -> {
+            if (all.isCancelled()) {
+                pending.forEach(f -> f.cancel(false));
+            }
+        });
+        return all;
     }
 }

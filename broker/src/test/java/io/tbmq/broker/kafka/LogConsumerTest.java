@@ -190,11 +190,125 @@ class LogConsumerTest {
         assertThat(replayed).isEmpty();
     }
 
+    @Test
+    void aBatchWaitingForTheStoreDoesNotHoldUpTheBatchesBehindIt() throws Exception {
+        Member first = new Member();
+        CompletableFuture<Void> held = new CompletableFuture<>();
+        start(first, Duration.ZERO, 100, Duration.ofSeconds(30), Map.of("0@0", held));
+        first.step(() -> {
+            first.rebalance(List.of(P0, P1));
+            records(first, P0, 0, 3);
+        });
+        awaitHandled(3);
+        first.step(() -> records(first, P1, 0, 4));
+        first.step(() -> records(first, P0, 3, 5));
+        awaitHandled(9);
+        assertThat(handled).as("read on past the batch waiting for the store").containsExactlyElementsOf(
+                List.of("0@0", "0@1", "0@2", "1@0", "1@1", "1@2", "1@3", "0@3", "0@4"));
+        first.step(() -> { });
+        assertThat(group).as("nothing committed past the oldest unfinished batch").isEmpty();
+
+        held.complete(null);
+        Awaitility.await().atMost(5, TimeUnit.SECONDS)
+                .until(() -> new OffsetAndMetadata(5).equals(group.get(P0)) && new OffsetAndMetadata(4).equals(group.get(P1)));
+        assertThat(replayed).isEmpty();
+    }
+
+    @Test
+    void aFullReadAheadWaitsForTheOldestBatch() throws Exception {
+        Member first = new Member();
+        CompletableFuture<Void> held = new CompletableFuture<>();
+        start(first, Duration.ZERO, 2, Duration.ofSeconds(30), Map.of("0@0", held));
+        first.step(() -> {
+            first.rebalance(List.of(P0));
+            records(first, P0, 0, 2);
+        });
+        first.step(() -> records(first, P0, 2, 4));
+        awaitHandled(4);
+        // Two records past the oldest unfinished batch: the consumer waits for it before polling again.
+        records(first, P0, 4, 6);
+        Thread.sleep(300);
+        assertThat(handled).hasSize(4);
+        held.complete(null);
+        awaitHandled(6);
+        Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() -> new OffsetAndMetadata(6).equals(group.get(P0)));
+    }
+
+    @Test
+    void withoutReadAheadEachBatchIsFinishedBeforeTheNextPoll() throws Exception {
+        Member first = new Member();
+        CompletableFuture<Void> held = new CompletableFuture<>();
+        start(first, Duration.ZERO, 0, Duration.ofSeconds(30), Map.of("0@0", held));
+        first.step(() -> {
+            first.rebalance(List.of(P0));
+            records(first, P0, 0, 2);
+        });
+        awaitHandled(2);
+        records(first, P0, 2, 3);
+        Thread.sleep(300);
+        assertThat(handled).hasSize(2);
+        held.complete(null);
+        awaitHandled(3);
+    }
+
+    @Test
+    void aFailedBatchIsReadAgainWithEveryBatchAfterItAsPossibleReplays() throws Exception {
+        Member first = new Member();
+        CompletableFuture<Void> held = new CompletableFuture<>();
+        CompletableFuture<Void> later = new CompletableFuture<>();
+        start(first, Duration.ZERO, 100, Duration.ofSeconds(30), Map.of("0@0", held, "1@0", later));
+        first.step(() -> {
+            first.rebalance(List.of(P0, P1));
+            records(first, P0, 0, 3);
+        });
+        first.step(() -> records(first, P1, 0, 2));
+        awaitHandled(5);
+        held.completeExceptionally(new IllegalStateException("Redis refused (test)"));
+        Awaitility.await().atMost(5, TimeUnit.SECONDS).until(later::isDone);
+        assertThat(later).as("a later batch is given up, so it stops retrying").isCancelled();
+        // Kafka returns the records again from where the consumer sought back to.
+        first.step(() -> {
+            records(first, P0, 0, 3);
+            records(first, P1, 0, 2);
+        });
+        awaitHandled(10);
+        assertThat(handled.subList(5, 10)).containsExactlyInAnyOrder("0@0", "0@1", "0@2", "1@0", "1@1");
+        assertThat(replayed).as("their in-memory copies went out already: read again, they carry DUP")
+                .containsExactlyInAnyOrder("0@0", "0@1", "0@2", "1@0", "1@1");
+        Awaitility.await().atMost(5, TimeUnit.SECONDS)
+                .until(() -> new OffsetAndMetadata(3).equals(group.get(P0)) && new OffsetAndMetadata(2).equals(group.get(P1)));
+    }
+
+    @Test
+    void aHandOverWithABatchStillUnfinishedIsNotMarkedClean() throws Exception {
+        Member first = new Member();
+        CompletableFuture<Void> held = new CompletableFuture<>();
+        LogConsumer routing = start(first, Duration.ofHours(1), 100, Duration.ofMillis(500), Map.of("0@2", held));
+        first.step(() -> {
+            first.rebalance(List.of(P0));
+            records(first, P0, 0, 2);
+        });
+        first.step(() -> records(first, P0, 2, 4));
+        awaitHandled(4);
+        first.step(() -> first.rebalance(List.of()));
+        assertThat(group).as("committed up to the unfinished batch, without the hand-over mark")
+                .containsEntry(P0, new OffsetAndMetadata(2));
+        assertThat(held).as("given up: its writes stop").isCancelled();
+        routing.stop();
+    }
+
     private static OffsetAndMetadata handedOver(long offset) {
         return new OffsetAndMetadata(offset, LogConsumer.HANDED_OVER);
     }
 
     private LogConsumer start(Member member, Duration commitInterval) {
+        return start(member, commitInterval, 0, Duration.ofSeconds(5), Map.of());
+    }
+
+    /** A handler done at once, except for the batch starting at a record named in {@code futures} ("partition@offset"), done with that future. */
+    private LogConsumer start(Member member, Duration commitInterval, int readAhead, Duration handlerTimeout,
+            Map<String, CompletableFuture<Void>> futures) {
+        Map<String, CompletableFuture<Void>> once = new ConcurrentHashMap<>(futures);
         LogConsumer consumer = new LogConsumer(() -> member, TOPIC, (records, replays) -> {
             for (LogRecord r : records) {
                 handled.add(r.partition() + "@" + r.offset());
@@ -202,8 +316,9 @@ class LogConsumerTest {
                     replayed.add(r.partition() + "@" + r.offset());
                 }
             }
-            return CompletableFuture.completedFuture(null);
-        }, Duration.ofSeconds(5), commitInterval);
+            CompletableFuture<Void> f = once.remove(records.get(0).partition() + "@" + records.get(0).offset());
+            return f != null ? f : CompletableFuture.completedFuture(null);
+        }, handlerTimeout, commitInterval, readAhead);
         consumers.add(consumer);
         Thread t = new Thread(consumer, "log-consumer-test-" + threads.size());
         t.setDaemon(true);

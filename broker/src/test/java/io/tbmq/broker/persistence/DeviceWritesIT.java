@@ -111,8 +111,46 @@ class DeviceWritesIT {
         Thread.sleep(3_000);
         assertThat(stored).as("still trying while Redis is down").isNotDone();
         redis.start(Duration.ofSeconds(30));
-        stored.get(DeviceWrites.RETRY_BUDGET_MILLIS, TimeUnit.MILLISECONDS);
+        stored.get(30, TimeUnit.SECONDS);
         assertThat(written).containsExactly("during the outage");
+    }
+
+    @Test
+    void aClientsLaterBatchWaitsForItsEarlierOneSoRedisDoesNotRefuseTheEarlierAsAReplay() throws Exception {
+        written.clear();
+        redis.stop();
+        DeviceWrites.Batch earlier = writes.batch();
+        earlier.add("dev", session.epoch(), copy("earlier"), 9, 200);
+        CompletableFuture<Void> first = earlier.store();
+        // The earlier batch's retries have backed off to a second by now; a fresh batch would retry sooner.
+        Thread.sleep(3_000);
+        DeviceWrites.Batch later = writes.batch();
+        later.add("dev", session.epoch(), copy("later"), 9, 201);
+        CompletableFuture<Void> second = later.store();
+        redis.start(Duration.ofSeconds(30));
+        first.get(30, TimeUnit.SECONDS);
+        second.get(30, TimeUnit.SECONDS);
+        assertThat(written).as("both stored, in the order they were read").containsExactly("earlier", "later");
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> writes.unfinishedClients() == 0);
+    }
+
+    @Test
+    void aBatchGivenUpByItsConsumerStopsWritingAndNoLongerHoldsTheClient() throws Exception {
+        written.clear();
+        redis.stop();
+        DeviceWrites.Batch abandoned = writes.batch();
+        abandoned.add("dev", session.epoch(), copy("given up"), 10, 300);
+        CompletableFuture<Void> first = abandoned.store();
+        DeviceWrites.Batch reread = writes.batch();
+        reread.add("dev", session.epoch(), copy("read again"), 10, 300);
+        CompletableFuture<Void> second = reread.store();
+        Thread.sleep(500);
+        assertThat(second).as("queued behind the first").isNotDone();
+        first.cancel(false);
+        redis.start(Duration.ofSeconds(30));
+        second.get(30, TimeUnit.SECONDS);
+        Thread.sleep(1_500);
+        assertThat(written).as("written once, by the batch read again").containsExactly("read again");
     }
 
     private static OutboundMessage copy(String payload) {
