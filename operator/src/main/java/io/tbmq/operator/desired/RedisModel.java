@@ -34,6 +34,9 @@ import io.tbmq.operator.api.TbmqCluster;
  * for the append-only file's rewrite, a forked copy that duplicates the pages written meanwhile.
  * Pods run as Redis's user (999) under the restricted Pod Security Standard, and the operator
  * rolls them itself (OnDelete), one master at a time, each only once the cluster is whole again.
+ * A master that is gone stops only its own slots ({@code cluster-require-full-coverage no}): every
+ * key is one client's, so the other masters' clients go on instead of the whole cluster answering
+ * CLUSTERDOWN once the node timeout has passed.
  */
 public final class RedisModel {
     public static final String COMPONENT = "redis";
@@ -46,6 +49,7 @@ public final class RedisModel {
             cluster-enabled yes
             cluster-config-file /data/nodes.conf
             cluster-node-timeout 5000
+            cluster-require-full-coverage no
             cluster-preferred-endpoint-type ip
             cluster-allow-replica-migration no
             appendonly yes

@@ -75,7 +75,7 @@ class DesiredObjectsTest {
             assertThat(e.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("status.podIP");
         });
         assertThat(RedisModel.config(c, names).getData().get("redis.conf")).contains("appendonly yes", "appendfsync everysec",
-                "cluster-enabled yes");
+                "cluster-enabled yes", "cluster-require-full-coverage no");
         assertThat(redis.getSpec().getVolumeClaimTemplates()).singleElement()
                 .satisfies(pvc -> assertThat(pvc.getSpec().getResources().getRequests().get("storage").toString()).isEqualTo("8Gi"));
         assertThat(redis.getSpec().getPersistentVolumeClaimRetentionPolicy().getWhenDeleted()).isEqualTo("Retain");

@@ -36,6 +36,7 @@ final class RedisServers implements AutoCloseable {
             Process server = new ProcessBuilder("redis-server", "--port", Integer.toString(p), "--bind", "127.0.0.1",
                     "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
                     "--cluster-node-timeout", Integer.toString(NODE_TIMEOUT_MILLIS), "--cluster-allow-replica-migration", "no",
+                    "--cluster-require-full-coverage", "no",
                     "--dir", data.toString(),
                     "--save", "", "--appendonly", "no", "--daemonize", "no")
                     .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(data.resolve("redis.log").toFile())).start();

@@ -61,6 +61,8 @@ public final class RedisConnector implements AutoCloseable {
     private volatile long lastFlush = System.nanoTime();
     private volatile long lastPingOk;
     private volatile String lastError = "not checked yet";
+    /** On a Redis Cluster, which masters did not answer the last health check while others did. */
+    private volatile String mastersNotAnswering;
     private final ScriptTimer scriptTimer;
     /** How long a script refused by a slot move is tried again before its caller is told. */
     private static final long RESHARD_RETRY_NANOS = TimeUnit.SECONDS.toNanos(3);
@@ -273,16 +275,39 @@ public final class RedisConnector implements AutoCloseable {
         }
         // Not waited for here: this thread also runs the interval flush, which must not stop while
         // a slow master keeps the answer.
-        CompletableFuture<String> pong = submit(c -> c.ping());
-        flush();
-        pong.orTimeout(3, TimeUnit.SECONDS).whenComplete((ok, e) -> {
-            if (e == null) {
-                lastPingOk = System.currentTimeMillis();
-            } else {
-                Throwable cause = unwrap(e);
-                lastError = cause.getMessage() != null ? cause.getMessage() : cause.toString();
+        List<CompletableFuture<String>> pongs = new ArrayList<>();
+        if (connection instanceof StatefulRedisClusterConnection<byte[], byte[]> c) {
+            // Every master: one gone stops only the messages of the clients whose keys it holds, so
+            // the store counts as reachable while any master answers (the others' clients go on).
+            try {
+                c.async().masters().commands().ping().forEach(p -> pongs.add(p.toCompletableFuture()));
+            } catch (RuntimeException e) {
+                pongs.add(CompletableFuture.failedFuture(e));
             }
-        });
+        } else {
+            pongs.add(submit(x -> x.ping()));
+        }
+        flush();
+        AtomicInteger pending = new AtomicInteger(pongs.size());
+        List<String> failed = java.util.Collections.synchronizedList(new ArrayList<>());
+        for (CompletableFuture<String> pong : pongs) {
+            pong.orTimeout(3, TimeUnit.SECONDS).whenComplete((ok, e) -> {
+                if (e == null) {
+                    lastPingOk = System.currentTimeMillis();
+                } else {
+                    Throwable cause = unwrap(e);
+                    failed.add(cause.getMessage() != null ? cause.getMessage() : cause.toString());
+                }
+                if (pending.decrementAndGet() == 0) {
+                    String errors = failed.isEmpty() ? null : String.join("; ", failed);
+                    if (errors != null) {
+                        lastError = errors;
+                    }
+                    mastersNotAnswering = pongs.size() > 1 && errors != null && failed.size() < pongs.size()
+                            ? failed.size() + " of " + pongs.size() + " masters not answering (" + errors + ")" : null;
+                }
+            });
+        }
     }
 
     /** Whether this is a Redis Cluster (a script may only touch keys of one slot). */
@@ -301,13 +326,14 @@ public final class RedisConnector implements AutoCloseable {
         }, flushIntervalNanos, flushIntervalNanos, TimeUnit.NANOSECONDS);
     }
 
-    /** Redis answered within the last few seconds. */
+    /** Redis (on a Cluster: any master) answered within the last few seconds. */
     public boolean reachable() {
         return System.currentTimeMillis() - lastPingOk < 6_000;
     }
 
     public String status() {
-        return reachable() ? "connected" : "unreachable: " + lastError;
+        String partly = mastersNotAnswering;
+        return reachable() ? partly == null ? "connected" : "connected; " + partly : "unreachable: " + lastError;
     }
 
     @Override
