@@ -217,7 +217,8 @@ public final class DeviceWrites {
                 }
                 Map<String, List<DeviceMessageStore.Incoming>> left = new LinkedHashMap<>(remaining);
                 left.keySet().removeAll(stored.keySet());
-                RETRYING.info("storing the messages of %d clients in Redis failed (%s); trying again", left.size(),
+                RETRYING.info("storing the messages for %s in Redis failed (%s); trying again",
+                        left.size() == 1 ? "1 client" : left.size() + " clients",
                         (error.getCause() != null ? error.getCause() : error).toString());
                 CompletableFuture.delayedExecutor(backoff, TimeUnit.MILLISECONDS, chained).execute(() -> {
                     if (!done.isDone()) {
