@@ -121,6 +121,10 @@ public final class RedisProvisioner {
                     events.normal(owner, "RedisAppendOnly", "redis-" + node.ordinal()
                             + ": append-only file turned on, so a restart keeps what it acknowledged");
                 }
+                if (admin.ensurePartialCoverage(node)) {
+                    events.normal(owner, "RedisPartialCoverage", "redis-" + node.ordinal()
+                            + ": serves its slots while another master is gone (cluster-require-full-coverage no)");
+                }
             }
         } catch (RuntimeException e) {
             LOG.warnf("%s/%s: Redis Cluster not reachable: %s", names.namespace(), names.cluster(), e.getMessage());

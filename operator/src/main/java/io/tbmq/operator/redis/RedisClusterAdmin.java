@@ -71,7 +71,21 @@ public final class RedisClusterAdmin implements AutoCloseable {
         return true;
     }
 
-    /** Whether the node considers the cluster usable (every slot served by a reachable master). */
+    /**
+     * Sets {@code cluster-require-full-coverage no} on a running node started from an older
+     * configuration (a ConfigMap change restarts no pod); returns whether it had to. Every key is one
+     * client's, so a master that is gone should stop only its own slots, not the whole cluster.
+     */
+    public boolean ensurePartialCoverage(RedisNode node) {
+        var commands = sync(node);
+        if ("no".equals(commands.configGet("cluster-require-full-coverage").get("cluster-require-full-coverage"))) {
+            return false;
+        }
+        commands.configSet("cluster-require-full-coverage", "no");
+        return true;
+    }
+
+    /** Whether the node considers the cluster usable (it reaches a majority of the masters serving slots). */
     public boolean clusterStateOk(RedisNode node) {
         return sync(node).clusterInfo().contains("cluster_state:ok");
     }

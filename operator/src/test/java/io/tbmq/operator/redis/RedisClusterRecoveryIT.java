@@ -63,6 +63,25 @@ class RedisClusterRecoveryIT {
     }
 
     @Test
+    void nodesStartedFromAnOlderConfigurationKeepServingTheirSlotsWhileAnotherMasterIsGone() throws Exception {
+        List<RedisNode> nodes = servers.start(0, MASTERS);
+        try (RedisClusterAdmin admin = new RedisClusterAdmin(null)) {
+            RedisServers.converge(admin, nodes, MASTERS, 4096);
+            for (RedisNode n : nodes) {
+                // As a pod made from the configuration of earlier versions runs.
+                RedisServers.command(n, "CONFIG", "SET", "cluster-require-full-coverage", "yes");
+            }
+            assertThat(nodes).as("set at run time on every node").allMatch(admin::ensurePartialCoverage);
+            assertThat(nodes).as("once only").noneMatch(admin::ensurePartialCoverage);
+
+            servers.stop(2);
+            // Past the node timeout the others mark it failed; with full coverage required they would stop too.
+            Thread.sleep(RedisServers.NODE_TIMEOUT_MILLIS * 4L);
+            assertThat(nodes.subList(0, 2)).as("the remaining masters serve their slots").allMatch(admin::clusterStateOk);
+        }
+    }
+
+    @Test
     void rightAfterEveryNodeRestartedOnNewAddressesTheOperatorMeetsThemWithoutWaitingForTheNodeTimeout() throws Exception {
         List<RedisNode> before = servers.start(0, MASTERS);
         try (RedisClusterAdmin admin = new RedisClusterAdmin(null)) {

@@ -53,6 +53,23 @@ final class RedisServers implements AutoCloseable {
         return nodes;
     }
 
+    /** Runs one command on {@code node} with redis-cli; returns its output. */
+    static String command(RedisNode node, String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of("redis-cli", "-h", node.host(), "-p", Integer.toString(node.port())));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        return out;
+    }
+
+    /** Stops the {@code index}-th node started (a pod deleted) and waits for it to exit. */
+    void stop(int index) throws InterruptedException {
+        Process p = servers.get(index);
+        p.destroy();
+        assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
+    }
+
     /** Stops every node started so far and waits for each to exit. */
     void stopAll() throws InterruptedException {
         for (Process p : servers) {
