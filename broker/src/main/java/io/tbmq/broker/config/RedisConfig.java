@@ -25,7 +25,10 @@ public interface RedisConfig {
     @WithDefault("5")
     int lettuceBatchSize();
 
-    /** A partial batch is flushed after this long, so a quiet node still answers promptly. */
+    /**
+     * A partial batch is flushed this long after its first command, so a quiet node still answers
+     * promptly. Writes that are a batch already (a poll's messages, a reconnect's load) go at once.
+     */
     @WithDefault("2ms")
     Duration flushInterval();
 

@@ -92,7 +92,6 @@ public final class DeviceMessageStore {
         this.keys = keys;
         this.limit = limit;
         this.anyKeysInOneCall = anyKeysInOneCall;
-        redis.everyFlushInterval(this::flushAcks);
     }
 
     /** Which script call a client's keys can join: all in one on standalone, by slot on a Cluster. */
@@ -147,6 +146,8 @@ public final class DeviceMessageStore {
             }
             futures.add(addCall(chunk, byClient, connected));
         }
+        // The calls are the batch: a poll's writes go out now, not one flush interval later.
+        redis.flushNow();
         return futures;
     }
 
@@ -190,7 +191,7 @@ public final class DeviceMessageStore {
         // Acknowledgements gathered so far go first: what the client acknowledged is not loaded again.
         flushAcks();
         byte[][] keyArray = {keys.messages(clientId), keys.lastPacketId(clientId)};
-        return redis.script(load, keyArray).thenApply(result -> {
+        CompletableFuture<Loaded> loaded = redis.script(load, keyArray).thenApply(result -> {
             List<?> flat = (List<?>) result;
             long deliveredScore = Long.parseLong(text(flat.get(0)));
             long lastScore = Long.parseLong(text(flat.get(1)));
@@ -205,13 +206,20 @@ public final class DeviceMessageStore {
             }
             return new Loaded(deliveredScore, lastScore, entries);
         });
+        // A connecting client waits for this one.
+        redis.flushNow();
+        return loaded;
     }
 
     /** PUBACK or PUBCOMP: the message is done. Sent with others within a flush interval. */
     public void acknowledge(String clientId, int packetId) {
         acks.add(new Ack(clientId, packetId));
-        if (pendingAcks.incrementAndGet() >= ACK_BATCH) {
+        int pending = pendingAcks.incrementAndGet();
+        if (pending >= ACK_BATCH) {
             flushAcks();
+        } else if (pending == 1) {
+            // The first of a batch: whatever gathers within one flush interval goes with it.
+            redis.afterFlushInterval(this::flushAcks);
         }
     }
 
@@ -230,7 +238,7 @@ public final class DeviceMessageStore {
      * or clear issued after it is written after them.
      */
     synchronized void flushAcks() {
-        if (pendingAcks.get() == 0) {
+        if (pendingAcks.get() <= 0) {
             return;
         }
         Map<Object, Map<String, List<Integer>>> calls = new LinkedHashMap<>();

@@ -8,6 +8,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
@@ -35,8 +37,11 @@ import io.tbmq.broker.util.RateLimitedLog;
 
 /**
  * One shared asynchronous Lettuce connection (standalone or Cluster) with automatic flushing off:
- * commands are buffered and written together every {@code lettuce-batch-size} commands or every
- * {@code flush-interval}, whichever comes first, the batching the TBMQ paper measured. Lua scripts run
+ * commands are buffered and written together every {@code lettuce-batch-size} commands or one
+ * {@code flush-interval} after the first of them, whichever comes first, the batching the TBMQ
+ * paper measured. A caller whose commands are a batch already (a poll's writes) flushes at once
+ * ({@link #flushNow}). The flush timer is armed only while something is buffered, so an idle node
+ * does not wake every interval. Lua scripts run
  * by EVALSHA and are loaded again on NOSCRIPT (after a Redis restart or failover). Commands fail
  * fast while Redis is unreachable; the connection reconnects by itself.
  */
@@ -49,6 +54,8 @@ public final class RedisConnector implements AutoCloseable {
     private volatile RedisClusterAsyncCommands<byte[], byte[]> commands;
     private volatile int batchSize;
     private final AtomicInteger buffered = new AtomicInteger();
+    /** A flush is scheduled for what is buffered. */
+    private final AtomicBoolean flushArmed = new AtomicBoolean();
     private final ScheduledExecutorService flusher;
     private final long flushIntervalNanos;
     /**
@@ -124,7 +131,7 @@ public final class RedisConnector implements AutoCloseable {
         connect();
         long interval = Math.max(100_000, config.flushInterval().toNanos());
         this.flushIntervalNanos = interval;
-        scheduler.scheduleAtFixedRate(this::flushIfBuffered, interval, interval, TimeUnit.NANOSECONDS);
+        scheduler.scheduleWithFixedDelay(this::sweep, SWEEP_NANOS, SWEEP_NANOS, TimeUnit.NANOSECONDS);
         scheduler.scheduleWithFixedDelay(this::ping, 1_000, pingInterval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -177,8 +184,17 @@ public final class RedisConnector implements AutoCloseable {
         }
         if (buffered.incrementAndGet() >= batchSize) {
             flush();
+        } else if (flushArmed.compareAndSet(false, true)) {
+            afterFlushInterval(this::timedFlush);
         }
         return result;
+    }
+
+    /** Writes what is buffered now: for a caller whose commands are already one batch. */
+    public void flushNow() {
+        if (buffered.get() > 0) {
+            flush();
+        }
     }
 
     /** Runs a script by EVALSHA; on NOSCRIPT by EVAL, which loads it again. */
@@ -246,8 +262,14 @@ public final class RedisConnector implements AutoCloseable {
         return t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
     }
 
-    private void flushIfBuffered() {
-        if (buffered.get() > 0 || System.nanoTime() - lastFlush >= SWEEP_NANOS) {
+    private void timedFlush() {
+        // Disarmed before the flush: a command buffered after the flush arms the next one.
+        flushArmed.set(false);
+        flushNow();
+    }
+
+    private void sweep() {
+        if (System.nanoTime() - lastFlush >= SWEEP_NANOS) {
             flush();
         }
     }
@@ -315,15 +337,19 @@ public final class RedisConnector implements AutoCloseable {
         return cluster;
     }
 
-    /** Runs {@code task} every flush interval on the flushing thread, e.g. to send gathered commands. */
-    public void everyFlushInterval(Runnable task) {
-        flusher.scheduleAtFixedRate(() -> {
-            try {
-                task.run();
-            } catch (RuntimeException e) {
-                LOG.warnf("periodic Redis task failed: %s", e.toString());
-            }
-        }, flushIntervalNanos, flushIntervalNanos, TimeUnit.NANOSECONDS);
+    /** Runs {@code task} once, one flush interval from now, on the flushing thread (e.g. to send gathered commands). */
+    public void afterFlushInterval(Runnable task) {
+        try {
+            flusher.schedule(() -> {
+                try {
+                    task.run();
+                } catch (RuntimeException e) {
+                    LOG.warnf("Redis flush task failed: %s", e.toString());
+                }
+            }, flushIntervalNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException closed) {
+            // Closing: nothing is sent any more.
+        }
     }
 
     /** Redis (on a Cluster: any master) answered within the last few seconds. */
