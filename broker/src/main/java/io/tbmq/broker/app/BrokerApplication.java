@@ -38,6 +38,8 @@ import io.tbmq.broker.live.LiveSettings;
 import io.tbmq.broker.metrics.BrokerMetrics;
 import io.tbmq.broker.persistence.DeviceWrites;
 import io.tbmq.broker.persistence.PersistedHandler;
+import io.tbmq.broker.persistence.ApplicationSessionStore;
+import io.tbmq.broker.persistence.DeviceSessionStore;
 import io.tbmq.broker.persistence.SessionStores;
 import io.tbmq.broker.persistence.redis.DeviceMessageStore;
 import io.tbmq.broker.persistence.redis.RedisConnector;
@@ -105,9 +107,9 @@ public class BrokerApplication {
         redis = new RedisConnector(config.redis(), metrics::redisScript);
         DeviceMessageStore devices = new DeviceMessageStore(redis, new RedisKeys(config.redis().slotGroups()),
                 config.persistence().deviceMessagesLimit());
-        SessionStores stores = new SessionStores(devices, applications,
-                () -> config.persistence().refusePublishesWhileStoreDown() && !redis.reachable(),
-                config.persistence().reconnectRecheck());
+        DeviceSessionStore deviceSessions = new DeviceSessionStore(devices, config.persistence().reconnectRecheck());
+        SessionStores stores = new SessionStores(deviceSessions, new ApplicationSessionStore(applications, deviceSessions),
+                () -> config.persistence().refusePublishesWhileStoreDown() && !redis.reachable());
         SubscriptionTrie trie = new SubscriptionTrie();
         ClusterDirectory directory = new ClusterDirectory(trie);
         KafkaDestinations destinations = new KafkaDestinations(sender, topics, appTopics);

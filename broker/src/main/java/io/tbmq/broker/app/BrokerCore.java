@@ -20,7 +20,6 @@ import io.tbmq.broker.config.MqttConfig;
 import io.tbmq.broker.config.SecurityConfig;
 import io.tbmq.broker.metrics.BrokerMetrics;
 import io.tbmq.broker.persistence.SessionStores;
-import io.tbmq.broker.persistence.StoreHooks;
 import io.tbmq.broker.protocol.BrokerServices;
 import io.tbmq.broker.record.PublishMessage;
 import io.tbmq.broker.retain.RetainedStore;
@@ -79,8 +78,6 @@ public final class BrokerCore implements AutoCloseable {
         this.log = logFactory.apply(message -> router.route(message));
         this.publisher = new Publisher(log, retained, metrics, links.replication());
         this.wills = new WillService(publisher, timers);
-        Session.StoreHooks hooks = stores.devices() == null && stores.applications() == null ? null
-                : new StoreHooks(stores.devices(), stores.applications());
         this.sessions = new SessionRegistry(trie, timers, mqtt.maxQueuedMessages(), mqtt.queueQos0WhenOffline(),
                 (clientId, reason) -> {
                     metrics.dropped(reason);
@@ -99,7 +96,7 @@ public final class BrokerCore implements AutoCloseable {
                     public void sessionMoved(String clientId) {
                         wills.cancel(clientId);
                     }
-                }, hooks, links.journal(), links.remote());
+                }, stores, links.journal(), links.remote());
         this.router = new Router(trie, sessions, metrics, links.destinations(), links.remote());
         this.credentialFiles = java.util.stream.Stream.of(security.credentialsFile(), security.usersFile())
                 .flatMap(java.util.Optional::stream).map(Path::of).toList();

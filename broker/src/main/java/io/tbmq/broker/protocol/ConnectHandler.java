@@ -21,12 +21,7 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.tbmq.broker.auth.Authenticator;
 import io.tbmq.broker.config.MqttConfig;
-import io.tbmq.broker.persistence.LoadedMessages;
-import io.tbmq.broker.persistence.redis.DeviceMessageStore;
 import io.tbmq.broker.record.MessageProperties;
-import io.tbmq.broker.record.OutboundMessage;
-import io.tbmq.broker.record.Persistence;
-import io.tbmq.broker.record.StoredMessage;
 import io.tbmq.broker.record.Will;
 import io.tbmq.broker.session.Session;
 import io.tbmq.broker.session.SessionRegistry;
@@ -164,10 +159,7 @@ final class ConnectHandler {
                 serverKeepAlive, responseInformation) : MqttProperties.NO_PROPERTIES;
         // A clean start waits until the replaced session's stored messages are gone; an APPLICATION
         // session needs its topic before anything can be routed to it.
-        CompletableFuture<Void> ready = opened.previousEnded();
-        if (session.persistence() == Persistence.APPLICATION) {
-            ready = ready.thenCompose(v -> broker.stores().applications().prepare(clientId));
-        }
+        CompletableFuture<Void> ready = opened.previousEnded().thenCompose(v -> broker.stores().prepare(session));
         if (ready.isDone() && !ready.isCompletedExceptionally()) {
             return CompletableFuture.completedFuture(finish(c, session, opened.present(), props, keepAlive));
         }
@@ -195,58 +187,14 @@ final class ConnectHandler {
                     new IdleStateHandler(keepAlive * 1500L, 0, 0, TimeUnit.MILLISECONDS));
         }
         broker.sessions().journal().saved(session, 0);
-        boolean attached = session.everDevice() && broker.stores().devices() != null ? restoreFromStore(c, session)
-                : session.resume(c);
-        if (attached && session.persistence() == Persistence.APPLICATION) {
-            broker.stores().applications().attach(session, c);
-        }
+        // Resumes from the session's store: a DEVICE session's messages are loaded from Redis first.
+        broker.stores().attach(session, c);
         c.flush();
         c.resumeAfterAuthentication();
         if (broker.authenticator().generation() != c.credentialsGeneration()) {
             c.recheckCredentials();
         }
         return true;
-    }
-
-    /** A DEVICE session resumes from Redis: PUBREL for released messages, then every stored message in order. */
-    private static final io.tbmq.broker.util.RateLimitedLog NOT_LOADED = new io.tbmq.broker.util.RateLimitedLog(LOG, 2);
-
-    private static boolean restoreFromStore(Connection c, Session session) {
-        DeviceMessageStore store = c.broker().stores().devices();
-        if (!session.beginLoading(c)) {
-            // Another connection took the session over while this one was connecting.
-            return false;
-        }
-        store.load(session.clientId()).whenComplete((loaded, error) -> c.channel().eventLoop().execute(() -> {
-            if (error != null) {
-                NOT_LOADED.info("stored messages of %s not loaded (%s); catching up from Redis once it answers",
-                        LogText.of(session.clientId()), error.getMessage());
-                session.abandonLoading(c);
-                if (session.resume(c)) {
-                    // Retried every second while the client stays (StoreHooks): its backlog is not left behind.
-                    session.recheckStore(c);
-                }
-                return;
-            }
-            LoadedMessages stored = LoadedMessages.of(session.clientId(), loaded, session.dupThreshold(loaded.deliveredScore()));
-            // A connection that closed or was replaced while the store loaded gets nothing: its
-            // successor loads for itself.
-            if (session.restore(c, stored.released(), stored.messages(), stored.lastScore()) && session.resume(c)) {
-                if (stored.highestScore() > 0) {
-                    store.delivered(session.clientId(), stored.highestScore());
-                }
-                session.fillGapAfterRestore();
-                recheckLater(c, session);
-            }
-        }));
-        return true;
-    }
-
-    private static void recheckLater(Connection c, Session session) {
-        long delay = c.broker().stores().reconnectRecheck().toMillis();
-        if (delay > 0) {
-            c.broker().timers().schedule(() -> session.recheckStore(c), delay, TimeUnit.MILLISECONDS);
-        }
     }
 
     private static MqttProperties connAckProperties(MqttConfig cfg, String clientId, boolean assigned, long requestedExpiry,

@@ -21,7 +21,6 @@ import io.tbmq.broker.auth.Acl;
 import io.tbmq.broker.auth.ClientIdentity;
 import io.tbmq.broker.auth.Recheck;
 import io.tbmq.broker.record.OutboundMessage;
-import io.tbmq.broker.record.Persistence;
 import io.tbmq.broker.record.PublishMessage;
 import io.tbmq.broker.record.Will;
 import io.tbmq.broker.session.DeliverySink;
@@ -391,6 +390,11 @@ public final class Connection implements DeliverySink {
     }
 
     @Override
+    public void execute(Runnable task) {
+        channel.eventLoop().execute(task);
+    }
+
+    @Override
     public boolean isWritable() {
         return channel.isWritable();
     }
@@ -476,9 +480,7 @@ public final class Connection implements DeliverySink {
                 broker.wills().connectionLost(will, s.expiryIntervalSeconds());
             }
         }
-        if (s.persistence() == Persistence.APPLICATION && broker.stores().applications() != null) {
-            broker.stores().applications().detach(s.clientId(), this);
-        }
+        broker.stores().detach(s, this);
         broker.sessions().disconnected(s, this);
     }
 

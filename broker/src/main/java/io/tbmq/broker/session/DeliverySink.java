@@ -11,6 +11,9 @@ public interface DeliverySink {
     /** Asks for {@link Session#drain(DeliverySink)} to run soon on the connection's event loop; safe from any thread. */
     void scheduleDrain();
 
+    /** Runs {@code task} on the connection's event loop; safe from any thread. */
+    void execute(Runnable task);
+
     /** False while the socket's outbound buffer is above its high-water mark: stop writing. */
     boolean isWritable();
 

@@ -46,7 +46,8 @@ public final class Session {
     private volatile Acl deliveryAcl;
     private volatile Persistence persistence = Persistence.MEMORY;
     private volatile boolean everDevice;
-    private StoreHooks storeHooks;
+    /** Where its messages are kept beyond memory (see {@link SessionStore}). */
+    private SessionStore store = InMemorySessionStore.INSTANCE;
     /** Highest store score queued or sent: a store message at or below it is already here. */
     private long lastScore;
     /** Highest store score written to a client by this process. */
@@ -84,28 +85,6 @@ public final class Session {
         this.drops = drops;
     }
 
-    /** Tells the persistent store about acknowledgements of messages it assigned. Event loop. */
-    public interface StoreHooks {
-        /** PUBACK, PUBCOMP, or an error PUBREC: done. {@code score} is the store's key of the message. */
-        void acknowledged(Session session, int packetId, long score);
-
-        /** PUBREC: only PUBREL is owed now. */
-        void released(Session session, int packetId, long score);
-
-        /**
-         * Some time after a reconnect: load the store and call {@link #catchUp}, in case a node
-         * that still took the client for offline stored messages without sending them.
-         */
-        void recheck(Session session);
-
-        /**
-         * A DEVICE store message arrived past a gap (an earlier one was stored but never handed
-         * over, e.g. its write was replayed after a Redis failure): load the store and call
-         * {@link #catchUp}. Called outside the session's lock.
-         */
-        void missed(Session session);
-    }
-
     /** Counts messages a session could not keep (queue full, offline QoS 0, expired). */
     public interface DropCounter {
         void dropped(String clientId, String reason);
@@ -139,8 +118,8 @@ public final class Session {
         return everDevice;
     }
 
-    public synchronized void storeHooks(StoreHooks hooks) {
-        this.storeHooks = hooks;
+    public synchronized void store(SessionStore store) {
+        this.store = store;
     }
 
     public long expiryIntervalSeconds() {
@@ -227,10 +206,10 @@ public final class Session {
      * A message the persistent store holds (it is never dropped here: the store keeps it). DEVICE
      * scores are consecutive, and every node's router writes them, so one node's message can reach
      * this session before an earlier-scored one from another node: a message past a gap is held
-     * until the gap fills, from arrivals or, if it does not, from Redis ({@link StoreHooks#missed}).
+     * until the gap fills, from arrivals or, if it does not, from Redis ({@link SessionStore#missed}).
      */
     private void offerStored(OutboundMessage message) {
-        StoreHooks hooks;
+        SessionStore gaps;
         synchronized (this) {
             if (ended) {
                 return;
@@ -247,7 +226,7 @@ public final class Session {
                 // Already queued, or offline: the store keeps it until the client is back.
                 return;
             }
-            if (persistence != Persistence.DEVICE || message.score() == lastScore + 1 || storeHooks == null) {
+            if (persistence != Persistence.DEVICE || message.score() == lastScore + 1 || !store.fillsGaps()) {
                 lastScore = message.score();
                 queue.add(message);
                 target.scheduleDrain();
@@ -255,9 +234,9 @@ public final class Session {
             }
             arrivedWhileLoading = new java.util.ArrayList<>();
             arrivedWhileLoading.add(message);
-            hooks = storeHooks;
+            gaps = store;
         }
-        hooks.missed(this);
+        gaps.missed(this);
     }
 
     /**
@@ -287,7 +266,7 @@ public final class Session {
     }
 
     /**
-     * A catch-up load of the store is about to start ({@link StoreHooks#missed}): false when the gap
+     * A catch-up load of the store is about to start ({@link SessionStore#missed}): false when the gap
      * has filled meanwhile (or a reconnect's load took over), so no load is needed.
      */
     public synchronized boolean requestFill() {
@@ -299,14 +278,14 @@ public final class Session {
     }
 
     /**
-     * The store's messages after a gap (see {@link StoreHooks#missed}): those above what this
+     * The store's messages after a gap (see {@link SessionStore#missed}): those above what this
      * session already has are queued in order, then what arrived meanwhile as far as it continues
      * them. If a gap is left (a message written after the load, still on its way), the session keeps
      * holding and asks for another load. Nothing in flight is touched.
      */
     public int catchUp(List<OutboundMessage> stored, long storeLastScore) {
         DeliverySink target;
-        StoreHooks hooks = null;
+        SessionStore gaps = null;
         int found = 0;
         synchronized (this) {
             if (arrivedWhileLoading == null || reconnectLoading) {
@@ -324,34 +303,34 @@ public final class Session {
             lastScore = Math.max(lastScore, storeLastScore);
             releaseConsecutive();
             if (arrivedWhileLoading != null) {
-                hooks = storeHooks;
+                gaps = store;
             }
             target = sink;
         }
         if (target != null) {
             target.scheduleDrain();
         }
-        if (hooks != null) {
-            hooks.missed(this);
+        if (gaps != null) {
+            gaps.missed(this);
         }
         return found;
     }
 
     /**
-     * Looks at the store again while {@code target} is attached (see {@link StoreHooks#recheck}):
+     * Looks at the store again while {@code target} is attached (see {@link SessionStore#recheck}):
      * what it holds above this session's last score is queued as after a gap.
      */
     public void recheckStore(DeliverySink target) {
-        StoreHooks hooks;
+        SessionStore gaps;
         synchronized (this) {
-            if (sink != target || arrivedWhileLoading != null || storeHooks == null || persistence != Persistence.DEVICE) {
+            if (sink != target || arrivedWhileLoading != null || !store.fillsGaps() || persistence != Persistence.DEVICE) {
                 return;
             }
             arrivedWhileLoading = new java.util.ArrayList<>();
             fillRequested = true;
-            hooks = storeHooks;
+            gaps = store;
         }
-        hooks.recheck(this);
+        gaps.recheck(this);
     }
 
     /** Whether stored messages are held for a catch-up load (not a reconnect's). */
@@ -458,12 +437,10 @@ public final class Session {
     }
 
     private void ackStore(int packetId, long score, boolean done) {
-        if (storeHooks != null) {
-            if (done) {
-                storeHooks.acknowledged(this, packetId, score);
-            } else {
-                storeHooks.released(this, packetId, score);
-            }
+        if (done) {
+            store.acknowledged(this, packetId, score);
+        } else {
+            store.released(this, packetId, score);
         }
     }
 
@@ -620,16 +597,16 @@ public final class Session {
         return true;
     }
 
-    /** After {@link #restore}: whether messages past a gap are held, so the store is to be asked again ({@link StoreHooks#missed}). */
+    /** After {@link #restore}: whether messages past a gap are held, so the store is to be asked again ({@link SessionStore#missed}). */
     public void fillGapAfterRestore() {
-        StoreHooks hooks;
+        SessionStore gaps;
         synchronized (this) {
-            if (arrivedWhileLoading == null || reconnectLoading || fillRequested || storeHooks == null) {
+            if (arrivedWhileLoading == null || reconnectLoading || fillRequested || !store.fillsGaps()) {
                 return;
             }
-            hooks = storeHooks;
+            gaps = store;
         }
-        hooks.missed(this);
+        gaps.missed(this);
     }
 
     /**

@@ -48,7 +48,7 @@ public final class SessionRegistry {
     public record Opened(Session session, boolean present, CompletableFuture<Void> previousEnded) {
     }
 
-    private final Session.StoreHooks storeHooks;
+    private final SessionStore store;
     private final SessionJournal journal;
     private final RemoteSessions remote;
 
@@ -57,9 +57,9 @@ public final class SessionRegistry {
      * @param remote the sessions other nodes hold, resumable here
      */
     public SessionRegistry(SubscriptionTrie trie, ScheduledExecutorService timers, int maxQueued,
-            boolean queueQos0Offline, Session.DropCounter drops, SessionListener listener, Session.StoreHooks storeHooks,
+            boolean queueQos0Offline, Session.DropCounter drops, SessionListener listener, SessionStore store,
             SessionJournal journal, RemoteSessions remote) {
-        this.storeHooks = storeHooks;
+        this.store = store;
         this.journal = journal;
         this.remote = remote;
         this.trie = trie;
@@ -166,7 +166,7 @@ public final class SessionRegistry {
     private Session ghost(SessionState state) {
         Session session = new Session(state.clientId(), state.epoch(), state.expiryIntervalSeconds(), maxQueued, queueQos0Offline,
                 drops);
-        session.storeHooks(storeHooks);
+        session.store(store);
         session.persistence(state.persistence());
         session.version(state.version());
         // What another node sent is only known to the store: DUP is judged from its marker.
@@ -353,7 +353,7 @@ public final class SessionRegistry {
 
     private Session create(String clientId, long expiryIntervalSeconds, long version) {
         Session created = new Session(clientId, expiryIntervalSeconds, maxQueued, queueQos0Offline, drops);
-        created.storeHooks(storeHooks);
+        created.store(store);
         created.version(version);
         sessions.put(clientId, created);
         return created;

@@ -17,15 +17,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import io.tbmq.broker.record.OutboundMessage;
 import io.tbmq.broker.record.Persistence;
 import io.tbmq.broker.record.SessionState;
 import io.tbmq.broker.record.SubscriptionOptions;
-import io.tbmq.broker.session.DeliverySink;
 import io.tbmq.broker.session.Session;
 import io.tbmq.broker.session.SessionJournal;
 import io.tbmq.broker.session.SessionRegistry;
 import io.tbmq.broker.subscription.SubscriptionTrie;
+import io.tbmq.broker.testing.TestSink;
 
 /**
  * What a node announces in tbmq.client.session about a client it holds is what every other node
@@ -163,43 +162,12 @@ class SessionAnnouncementTest {
         assertThat(announced.get("sub")).as("nothing written again").isSameAs(reconnected);
     }
 
-    private static final class Sink implements DeliverySink {
+    private static final class Sink extends TestSink {
         boolean takenOver;
-
-        @Override
-        public void scheduleDrain() {
-        }
-
-        @Override
-        public boolean isWritable() {
-            return true;
-        }
-
-        @Override
-        public int sendWindow() {
-            return 100;
-        }
-
-        @Override
-        public boolean writePublish(OutboundMessage message, int packetId, boolean dup) {
-            return true;
-        }
-
-        @Override
-        public void writePubrel(int packetId) {
-        }
-
-        @Override
-        public void flush() {
-        }
 
         @Override
         public void takenOver(boolean successorCleanStart) {
             takenOver = true;
-        }
-
-        @Override
-        public void disconnectedByAdmin() {
         }
     }
 }

@@ -27,12 +27,12 @@ import io.tbmq.broker.record.MessageProperties;
 import io.tbmq.broker.record.OutboundMessage;
 import io.tbmq.broker.record.Persistence;
 import io.tbmq.broker.record.PublishMessage;
-import io.tbmq.broker.session.DeliverySink;
 import io.tbmq.broker.session.RemoteSessions;
 import io.tbmq.broker.session.Session;
 import io.tbmq.broker.session.SessionJournal;
 import io.tbmq.broker.session.SessionRegistry;
 import io.tbmq.broker.subscription.SubscriptionTrie;
+import io.tbmq.broker.testing.TestSink;
 import io.tbmq.localstack.RedisNode;
 
 /**
@@ -64,7 +64,7 @@ class DeviceWritesIT {
             @Override
             public void sessionMoved(String clientId) {
             }
-        }, new StoreHooks(store, null), SessionJournal.NONE, RemoteSessions.NONE);
+        }, new DeviceSessionStore(store, Duration.ZERO), SessionJournal.NONE, RemoteSessions.NONE);
         writes = new DeviceWrites(store, sessions, new BrokerMetrics(new SimpleMeterRegistry()), 3600, RemoteSessions.NONE,
                 Downlinks.NONE);
         Sink sink = new Sink();
@@ -158,42 +158,21 @@ class DeviceWritesIT {
         return new OutboundMessage(m, 1, false, new int[0], 0, 0, false);
     }
 
-    private static final class Sink implements DeliverySink {
+    private static final class Sink extends TestSink {
+        Sink() {
+            super(1000);
+        }
+
+
         @Override
         public void scheduleDrain() {
             session.drain(this);
         }
 
         @Override
-        public boolean isWritable() {
-            return true;
-        }
-
-        @Override
-        public int sendWindow() {
-            return 1000;
-        }
-
-        @Override
         public boolean writePublish(OutboundMessage message, int packetId, boolean dup) {
             written.add(new String(message.message().payload()));
             return true;
-        }
-
-        @Override
-        public void writePubrel(int packetId) {
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void takenOver(boolean successorCleanStart) {
-        }
-
-        @Override
-        public void disconnectedByAdmin() {
         }
     }
 }

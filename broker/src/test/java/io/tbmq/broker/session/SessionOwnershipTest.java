@@ -16,6 +16,7 @@ import io.tbmq.broker.record.OutboundMessage;
 import io.tbmq.broker.record.Persistence;
 import io.tbmq.broker.record.PublishMessage;
 import io.tbmq.broker.subscription.SubscriptionTrie;
+import io.tbmq.broker.testing.TestSink;
 
 /**
  * A persistent session belongs to the connection that opened it last. A connection whose CONNECT
@@ -147,7 +148,7 @@ class SessionOwnershipTest {
         return new OutboundMessage(message(), 1, false, new int[0], (int) score, score, false);
     }
 
-    private final class Sink implements DeliverySink {
+    private final class Sink extends TestSink {
         final List<Long> written = new ArrayList<>();
         boolean takenOver;
         boolean byAdmin;
@@ -159,27 +160,9 @@ class SessionOwnershipTest {
         }
 
         @Override
-        public boolean isWritable() {
-            return true;
-        }
-
-        @Override
-        public int sendWindow() {
-            return 100;
-        }
-
-        @Override
         public boolean writePublish(OutboundMessage message, int packetId, boolean dup) {
             written.add(message.score());
             return true;
-        }
-
-        @Override
-        public void writePubrel(int packetId) {
-        }
-
-        @Override
-        public void flush() {
         }
 
         @Override

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -12,6 +13,7 @@ import io.tbmq.broker.record.MessageProperties;
 import io.tbmq.broker.record.OutboundMessage;
 import io.tbmq.broker.record.Persistence;
 import io.tbmq.broker.record.PublishMessage;
+import io.tbmq.broker.testing.TestSink;
 
 /**
  * Delivery of messages a persistent store assigned (packet id and score): in score order, never
@@ -23,20 +25,11 @@ class StoredDeliveryTest {
     private int missed;
     private int rechecked;
     private Session session;
-    private final DeliverySink sink = new DeliverySink() {
+    private final DeliverySink sink = new TestSink() {
+
         @Override
         public void scheduleDrain() {
             session.drain(this);
-        }
-
-        @Override
-        public boolean isWritable() {
-            return true;
-        }
-
-        @Override
-        public int sendWindow() {
-            return 100;
         }
 
         @Override
@@ -45,35 +38,38 @@ class StoredDeliveryTest {
             dups.add(dup);
             return true;
         }
-
-        @Override
-        public void writePubrel(int packetId) {
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void takenOver(boolean successorCleanStart) {
-        }
-
-        @Override
-        public void disconnectedByAdmin() {
-        }
     };
 
     @BeforeEach
     void connect() {
         session = new Session("dev", 600, 100, false, (c, r) -> { });
         session.persistence(Persistence.DEVICE);
-        session.storeHooks(new Session.StoreHooks() {
+        session.store(new SessionStore() {
+            @Override
+            public CompletableFuture<Void> prepare(Session s) {
+                return CompletableFuture.completedFuture(null);
+            }
+
+            @Override
+            public boolean attach(Session s, DeliverySink target) {
+                return s.resume(target);
+            }
+
+            @Override
+            public void detach(Session s, DeliverySink target) {
+            }
+
             @Override
             public void acknowledged(Session s, int packetId, long score) {
             }
 
             @Override
             public void released(Session s, int packetId, long score) {
+            }
+
+            @Override
+            public boolean fillsGaps() {
+                return true;
             }
 
             @Override
@@ -84,6 +80,11 @@ class StoredDeliveryTest {
             @Override
             public void recheck(Session s) {
                 rechecked++;
+            }
+
+            @Override
+            public CompletableFuture<Void> ended(Session s) {
+                return CompletableFuture.completedFuture(null);
             }
         });
         session.claim(sink);
