@@ -1,8 +1,6 @@
 package io.tbmq.broker.session;
 
-import java.util.ArrayDeque;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -28,11 +26,10 @@ import io.tbmq.broker.topic.TopicFilter;
 public final class Session {
     private final String clientId;
     private final long epoch;
-    private final int maxQueued;
     private final boolean queueQos0Offline;
     private final Map<String, SubscriptionEntry> subscriptions = new ConcurrentHashMap<>();
-    private final ArrayDeque<OutboundMessage> queue = new ArrayDeque<>();
-    private final InflightWindow inflight = new InflightWindow();
+    /** The queue and the in-flight window (see {@link Outbox}). */
+    private final Outbox outbox;
     private final Set<Integer> inboundQos2 = new HashSet<>();
     private final DropCounter drops;
     /** The connection messages are written to; null while offline or while its CONNECT is still finishing. */
@@ -48,24 +45,15 @@ public final class Session {
     private volatile boolean everDevice;
     /** Where its messages are kept beyond memory (see {@link SessionStore}). */
     private SessionStore store = InMemorySessionStore.INSTANCE;
-    /** Highest store score queued or sent: a store message at or below it is already here. */
-    private long lastScore;
-    /** Highest store score written to a client by this process. */
-    private long sentScore;
+    /** The store's order of the stored messages on their way to the queue. */
+    private final StoredOrder storedOrder;
     /** Read back from the session log after a restart: what was sent before is only known to the store. */
     private volatile boolean restoredAfterRestart;
-    /** A reconnect is loading the store: its restore, not a catch-up, takes what waits. */
-    private boolean reconnectLoading;
-    /** Between a reconnect (or a gap) and the end of loading the store, store messages wait here. */
-    private java.util.List<OutboundMessage> arrivedWhileLoading;
-    /** A catch-up load of the store is under way: holding ends with its result, not before. */
-    private boolean fillRequested;
     private volatile long expiryIntervalSeconds;
     /** Orders this session's records in tbmq.client.session against other nodes' (see {@link SessionState}). */
     private volatile long version;
     /** The current connection's Will, WillCodec bytes, recorded so another node can publish it if this one dies. */
     private volatile byte[] will;
-    private int nextPacketId = 1;
     private ScheduledFuture<?> expiryTimer;
     private boolean ended;
 
@@ -80,9 +68,20 @@ public final class Session {
         this.clientId = clientId;
         this.epoch = epoch;
         this.expiryIntervalSeconds = expiryIntervalSeconds;
-        this.maxQueued = maxQueued;
         this.queueQos0Offline = queueQos0Offline;
         this.drops = drops;
+        this.outbox = new Outbox(clientId, maxQueued, drops, new Outbox.Settled() {
+            @Override
+            public void acknowledged(int packetId, long score) {
+                store.acknowledged(Session.this, packetId, score);
+            }
+
+            @Override
+            public void released(int packetId, long score) {
+                store.released(Session.this, packetId, score);
+            }
+        });
+        this.storedOrder = new StoredOrder(outbox.queue());
     }
 
     /** Counts messages a session could not keep (queue full, offline QoS 0, expired). */
@@ -191,11 +190,9 @@ public final class Session {
                 drops.dropped(clientId, "qos0-offline");
                 return;
             }
-            if (queue.size() >= maxQueued && !dropOldestQos0()) {
-                drops.dropped(clientId, "queue-full");
+            if (!outbox.add(message)) {
                 return;
             }
-            queue.add(message);
         }
         if (target != null) {
             target.scheduleDrain();
@@ -203,66 +200,32 @@ public final class Session {
     }
 
     /**
-     * A message the persistent store holds (it is never dropped here: the store keeps it). DEVICE
-     * scores are consecutive, and every node's router writes them, so one node's message can reach
-     * this session before an earlier-scored one from another node: a message past a gap is held
-     * until the gap fills, from arrivals or, if it does not, from Redis ({@link SessionStore#missed}).
+     * A message the persistent store holds (it is never dropped here: the store keeps it), queued in
+     * the store's order ({@link StoredOrder}); past a gap, the store is asked for what is missing
+     * ({@link SessionStore#missed}).
      */
     private void offerStored(OutboundMessage message) {
-        SessionStore gaps;
         synchronized (this) {
             if (ended) {
                 return;
             }
-            if (arrivedWhileLoading != null) {
-                arrivedWhileLoading.add(message);
-                if (!reconnectLoading) {
-                    releaseConsecutive();
-                }
-                return;
-            }
             DeliverySink target = sink;
-            if (message.score() <= lastScore || target == null) {
-                // Already queued, or offline: the store keeps it until the client is back.
-                return;
-            }
-            if (persistence != Persistence.DEVICE || message.score() == lastScore + 1 || !store.fillsGaps()) {
-                lastScore = message.score();
-                queue.add(message);
-                target.scheduleDrain();
-                return;
-            }
-            arrivedWhileLoading = new java.util.ArrayList<>();
-            arrivedWhileLoading.add(message);
-            gaps = store;
-        }
-        gaps.missed(this);
-    }
-
-    /**
-     * Held store messages that continue the last score go to the queue, in score order; holding
-     * ends when none is left and no load of the store is awaited. Under the monitor.
-     */
-    private void releaseConsecutive() {
-        java.util.List<OutboundMessage> held = arrivedWhileLoading;
-        held.sort(java.util.Comparator.comparingLong(OutboundMessage::score));
-        int next = 0;
-        boolean queued = false;
-        while (next < held.size() && held.get(next).score() <= lastScore + 1) {
-            OutboundMessage m = held.get(next++);
-            if (m.score() == lastScore + 1) {
-                queue.add(m);
-                lastScore = m.score();
-                queued = true;
+            boolean gapsFillable = persistence == Persistence.DEVICE && store.fillsGaps();
+            switch (storedOrder.arrived(message, target != null, gapsFillable)) {
+                case QUEUED, RELEASED -> {
+                    if (target != null) {
+                        target.scheduleDrain();
+                    }
+                    return;
+                }
+                case HELD, IGNORED -> {
+                    return;
+                }
+                case GAP -> {
+                }
             }
         }
-        held.subList(0, next).clear();
-        if (held.isEmpty() && !fillRequested) {
-            arrivedWhileLoading = null;
-        }
-        if (queued && sink != null) {
-            sink.scheduleDrain();
-        }
+        store.missed(this);
     }
 
     /**
@@ -270,11 +233,7 @@ public final class Session {
      * has filled meanwhile (or a reconnect's load took over), so no load is needed.
      */
     public synchronized boolean requestFill() {
-        if (arrivedWhileLoading == null || reconnectLoading) {
-            return false;
-        }
-        fillRequested = true;
-        return true;
+        return storedOrder.requestFill();
     }
 
     /**
@@ -285,33 +244,21 @@ public final class Session {
      */
     public int catchUp(List<OutboundMessage> stored, long storeLastScore) {
         DeliverySink target;
-        SessionStore gaps = null;
-        int found = 0;
+        boolean stillHolding;
+        int found;
         synchronized (this) {
-            if (arrivedWhileLoading == null || reconnectLoading) {
+            found = storedOrder.caughtUp(stored, storeLastScore);
+            if (found < 0) {
                 return 0;
             }
-            fillRequested = false;
-            for (OutboundMessage m : stored) {
-                if (m.score() > lastScore) {
-                    queue.add(m);
-                    lastScore = m.score();
-                    found++;
-                }
-            }
-            // Everything the store assigned up to its last score is in stored or gone for good.
-            lastScore = Math.max(lastScore, storeLastScore);
-            releaseConsecutive();
-            if (arrivedWhileLoading != null) {
-                gaps = store;
-            }
+            stillHolding = storedOrder.catchingUp();
             target = sink;
         }
         if (target != null) {
             target.scheduleDrain();
         }
-        if (gaps != null) {
-            gaps.missed(this);
+        if (stillHolding) {
+            store.missed(this);
         }
         return found;
     }
@@ -321,127 +268,47 @@ public final class Session {
      * what it holds above this session's last score is queued as after a gap.
      */
     public void recheckStore(DeliverySink target) {
-        SessionStore gaps;
         synchronized (this) {
-            if (sink != target || arrivedWhileLoading != null || !store.fillsGaps() || persistence != Persistence.DEVICE) {
+            if (sink != target || !store.fillsGaps() || persistence != Persistence.DEVICE || !storedOrder.startRecheck()) {
                 return;
             }
-            arrivedWhileLoading = new java.util.ArrayList<>();
-            fillRequested = true;
-            gaps = store;
         }
-        gaps.recheck(this);
+        store.recheck(this);
     }
 
     /** Whether stored messages are held for a catch-up load (not a reconnect's). */
     public synchronized boolean catchingUp() {
-        return arrivedWhileLoading != null && !reconnectLoading;
+        return storedOrder.catchingUp();
     }
 
     /** A catch-up load failed and the client is gone: the store keeps everything for its return. */
     public synchronized void abandonCatchUp() {
-        if (!reconnectLoading) {
-            arrivedWhileLoading = null;
-            fillRequested = false;
-        }
-    }
-
-    private boolean dropOldestQos0() {
-        for (Iterator<OutboundMessage> it = queue.iterator(); it.hasNext(); ) {
-            if (it.next().qos() == 0) {
-                it.remove();
-                drops.dropped(clientId, "queue-full");
-                return true;
-            }
-        }
-        return false;
+        storedOrder.abandonCatchUp();
     }
 
     /** Writes what the client's window and socket allow; on the event loop. */
     public void drain(DeliverySink target) {
-        boolean wrote = false;
+        boolean wrote;
         synchronized (this) {
             if (sink != target) {
                 return;
             }
-            long now = System.currentTimeMillis();
-            int window = target.sendWindow();
-            while (!queue.isEmpty() && target.isWritable()) {
-                OutboundMessage next = queue.peek();
-                if (next.message().isExpired(now)) {
-                    // Not yet started onward delivery: an expired copy is deleted [MQTT-3.3.2-5].
-                    queue.poll();
-                    drops.dropped(clientId, "expired");
-                    continue;
-                }
-                if (next.qos() == 0) {
-                    queue.poll();
-                    target.writePublish(next, 0, false);
-                    wrote = true;
-                    continue;
-                }
-                if (inflight.size() >= window) {
-                    break;
-                }
-                int packetId;
-                if (next.packetId() != 0) {
-                    if (inflight.contains(next.packetId())) {
-                        // The store wrapped onto an id still unacknowledged: wait for its ack.
-                        break;
-                    }
-                    packetId = next.packetId();
-                } else {
-                    packetId = allocatePacketId();
-                }
-                queue.poll();
-                if (target.writePublish(next, packetId, next.dup())) {
-                    inflight.add(new InflightWindow.Entry(packetId, next));
-                    sentScore = Math.max(sentScore, next.score());
-                } else if (next.stored()) {
-                    ackStore(packetId, next.score(), true);
-                }
-                wrote = true;
-            }
+            wrote = outbox.drainTo(target, System.currentTimeMillis());
         }
         if (wrote) {
             target.flush();
         }
     }
 
-    private int allocatePacketId() {
-        // Skips ids still in flight: a Packet Identifier is reusable only after its ack [MQTT-2.2.1-3].
-        for (int tries = 0; tries < 65535; tries++) {
-            int id = nextPacketId;
-            nextPacketId = id == 65535 ? 1 : id + 1;
-            if (!inflight.contains(id)) {
-                return id;
-            }
-        }
-        throw new IllegalStateException("no free packet id for " + clientId);
-    }
-
     /** PUBACK: the QoS 1 delivery is complete. Returns false for an unknown id. */
     public boolean onPuback(int packetId) {
         synchronized (this) {
-            InflightWindow.Entry f = inflight.find(packetId);
-            if (f == null || f.message.qos() != 1) {
+            if (!outbox.pubAck(packetId)) {
                 return false;
-            }
-            inflight.remove(packetId);
-            if (f.message.stored()) {
-                ackStore(packetId, f.message.score(), true);
             }
         }
         drainLater();
         return true;
-    }
-
-    private void ackStore(int packetId, long score, boolean done) {
-        if (done) {
-            store.acknowledged(this, packetId, score);
-        } else {
-            store.released(this, packetId, score);
-        }
     }
 
     /**
@@ -449,37 +316,21 @@ public final class Session {
      * error reason code (v5) the flow ends here and the id is free again.
      */
     public boolean onPubrec(int packetId, int reasonCode) {
+        Outbox.Pubrec result;
         synchronized (this) {
-            InflightWindow.Entry f = inflight.find(packetId);
-            if (f == null || f.message.qos() != 2) {
-                return false;
-            }
-            if (reasonCode >= 0x80) {
-                inflight.remove(packetId);
-                if (f.message.stored()) {
-                    ackStore(packetId, f.message.score(), true);
-                }
-                drainLater();
-                return false;
-            }
-            f.released = true;
-            if (f.message.stored()) {
-                ackStore(packetId, f.message.score(), false);
-            }
-            return true;
+            result = outbox.pubRec(packetId, reasonCode);
         }
+        if (result == Outbox.Pubrec.ENDED) {
+            drainLater();
+        }
+        return result == Outbox.Pubrec.PUBREL;
     }
 
     /** PUBCOMP: the QoS 2 delivery is complete. */
     public boolean onPubcomp(int packetId) {
         synchronized (this) {
-            InflightWindow.Entry f = inflight.find(packetId);
-            if (f == null || !f.released) {
+            if (!outbox.pubComp(packetId)) {
                 return false;
-            }
-            inflight.remove(packetId);
-            if (f.message == null || f.message.stored()) {
-                ackStore(packetId, f.message == null ? 0 : f.message.score(), true);
             }
         }
         drainLater();
@@ -494,11 +345,11 @@ public final class Session {
     }
 
     public synchronized int inflightCount() {
-        return inflight.size();
+        return outbox.inFlightCount();
     }
 
     public synchronized int queuedCount() {
-        return queue.size();
+        return outbox.queuedCount();
     }
 
     /**
@@ -511,17 +362,8 @@ public final class Session {
         if (!attach(target)) {
             return false;
         }
-        reconnectLoading = true;
-        if (arrivedWhileLoading == null) {
-            arrivedWhileLoading = new java.util.ArrayList<>();
-        }
-        queue.removeIf(OutboundMessage::stored);
-        for (InflightWindow.Entry e : inflight.snapshot()) {
-            if (e.message == null || e.message.stored()) {
-                inflight.remove(e.packetId);
-            }
-        }
-        lastScore = 0;
+        storedOrder.beginLoading();
+        outbox.dropStored();
         return true;
     }
 
@@ -535,7 +377,8 @@ public final class Session {
      * count a message written to the store while connected but never sent: DUP errs on the safe side).
      */
     public synchronized long dupThreshold(long storeMarker) {
-        return restoredAfterRestart ? Math.max(sentScore, storeMarker) : sentScore;
+        long sent = outbox.sentScore();
+        return restoredAfterRestart ? Math.max(sent, storeMarker) : sent;
     }
 
     public long version() {
@@ -572,41 +415,22 @@ public final class Session {
             abandonLoading(target);
             return false;
         }
-        inflight.clear();
-        queue.removeIf(OutboundMessage::stored);
-        for (int packetId : released) {
-            InflightWindow.Entry e = new InflightWindow.Entry(packetId, null);
-            e.released = true;
-            inflight.add(e);
-        }
-        ArrayDeque<OutboundMessage> inMemoryOnly = new ArrayDeque<>(queue);
-        queue.clear();
-        for (OutboundMessage m : stored) {
-            queue.add(m);
-            lastScore = Math.max(lastScore, m.score());
-        }
-        queue.addAll(inMemoryOnly);
-        // Everything the store assigned up to its last score is in stored or gone for good.
-        lastScore = Math.max(lastScore, storeLastScore);
-        reconnectLoading = false;
-        fillRequested = false;
-        if (arrivedWhileLoading != null) {
-            // What arrived while loading, as far as it continues the store's messages; past a gap, held as after one.
-            releaseConsecutive();
+        outbox.restore(released, stored);
+        // What arrived while loading, as far as it continues the store's messages; past a gap, held as after one.
+        if (storedOrder.loaded(stored, storeLastScore)) {
+            sink.scheduleDrain();
         }
         return true;
     }
 
     /** After {@link #restore}: whether messages past a gap are held, so the store is to be asked again ({@link SessionStore#missed}). */
     public void fillGapAfterRestore() {
-        SessionStore gaps;
         synchronized (this) {
-            if (arrivedWhileLoading == null || reconnectLoading || fillRequested || !store.fillsGaps()) {
+            if (!storedOrder.gapOpen() || !store.fillsGaps()) {
                 return;
             }
-            gaps = store;
         }
-        gaps.missed(this);
+        store.missed(this);
     }
 
     /**
@@ -617,9 +441,7 @@ public final class Session {
         if (owner != null && owner != target) {
             return;
         }
-        arrivedWhileLoading = null;
-        reconnectLoading = false;
-        fillRequested = false;
+        storedOrder.abandonLoading();
     }
 
     // ---- inbound QoS 2 ---------------------------------------------------------------------
@@ -655,7 +477,7 @@ public final class Session {
             if (!attach(target)) {
                 return false;
             }
-            resend = inflight.snapshot();
+            resend = outbox.inFlight();
         }
         for (InflightWindow.Entry f : resend) {
             if (f.released) {
@@ -704,8 +526,7 @@ public final class Session {
     /** Ends the session: nothing more is queued or sent. */
     public synchronized void end() {
         ended = true;
-        queue.clear();
-        inflight.clear();
+        outbox.clear();
         inboundQos2.clear();
         if (expiryTimer != null) {
             expiryTimer.cancel(false);

@@ -59,7 +59,7 @@ public final class SessionRegistry {
     public SessionRegistry(SubscriptionTrie trie, ScheduledExecutorService timers, int maxQueued,
             boolean queueQos0Offline, Session.DropCounter drops, SessionListener listener, SessionStore store,
             SessionJournal journal, RemoteSessions remote) {
-        this.store = store;
+        this.store = java.util.Objects.requireNonNull(store, "store");
         this.journal = journal;
         this.remote = remote;
         this.trie = trie;

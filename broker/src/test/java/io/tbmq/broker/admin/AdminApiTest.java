@@ -26,6 +26,7 @@ import io.tbmq.broker.record.PublishMessage;
 import io.tbmq.broker.record.SessionState;
 import io.tbmq.broker.record.SubscriptionOptions;
 import io.tbmq.broker.retain.RetainedStore;
+import io.tbmq.broker.session.InMemorySessionStore;
 import io.tbmq.broker.session.RemoteSessions;
 import io.tbmq.broker.session.SessionJournal;
 import io.tbmq.broker.session.SessionRegistry;
@@ -37,7 +38,7 @@ class AdminApiTest {
     private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
     private final SubscriptionTrie trie = new SubscriptionTrie();
     private final SessionRegistry registry = new SessionRegistry(trie, timers, 100, false, (c, r) -> { },
-            s -> CompletableFuture.completedFuture(null), null, SessionJournal.NONE, RemoteSessions.NONE);
+            s -> CompletableFuture.completedFuture(null), InMemorySessionStore.INSTANCE, SessionJournal.NONE, RemoteSessions.NONE);
     private final ClusterDirectory directory = new ClusterDirectory(trie);
     private final List<String> commands = new ArrayList<>();
     private final RetainedStore retained = new RetainedStore(100);

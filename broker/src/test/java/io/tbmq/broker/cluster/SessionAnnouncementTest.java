@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import io.tbmq.broker.record.Persistence;
 import io.tbmq.broker.record.SessionState;
 import io.tbmq.broker.record.SubscriptionOptions;
+import io.tbmq.broker.session.InMemorySessionStore;
 import io.tbmq.broker.session.Session;
 import io.tbmq.broker.session.SessionJournal;
 import io.tbmq.broker.session.SessionRegistry;
@@ -43,7 +44,7 @@ class SessionAnnouncementTest {
     /** Runs inside the journal, when this node announces something: lets a test interleave a connect. */
     private Consumer<String> onAnnounce = clientId -> { };
     private final SessionRegistry sessions = new SessionRegistry(trie, timers, 100, false, (c, r) -> { },
-            s -> CompletableFuture.completedFuture(null), null, new SessionJournal() {
+            s -> CompletableFuture.completedFuture(null), InMemorySessionStore.INSTANCE, new SessionJournal() {
                 @Override
                 public void saved(Session session, long disconnectedAtMillis) {
                     announced.put(session.clientId(), session.state(NODE, disconnectedAtMillis == 0, disconnectedAtMillis));

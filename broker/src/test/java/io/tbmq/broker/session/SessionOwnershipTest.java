@@ -27,7 +27,7 @@ import io.tbmq.broker.testing.TestSink;
 class SessionOwnershipTest {
     private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
     private final SessionRegistry registry = new SessionRegistry(new SubscriptionTrie(), timers, 100, false, (c, r) -> { },
-            s -> CompletableFuture.completedFuture(null), null, SessionJournal.NONE, RemoteSessions.NONE);
+            s -> CompletableFuture.completedFuture(null), InMemorySessionStore.INSTANCE, SessionJournal.NONE, RemoteSessions.NONE);
 
     @AfterEach
     void stop() {
