@@ -2,6 +2,7 @@ package io.tbmq.broker.persistence;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 import org.jboss.logging.Logger;
@@ -60,8 +61,7 @@ final class DeviceSessionLoader {
                 }
                 session.fillGapAfterRestore();
                 if (!recheckAfterReconnect.isZero()) {
-                    CompletableFuture.delayedExecutor(recheckAfterReconnect.toMillis(), TimeUnit.MILLISECONDS)
-                            .execute(() -> session.recheckStore(target));
+                    after(recheckAfterReconnect.toMillis(), TimeUnit.MILLISECONDS).execute(() -> session.recheckStore(target));
                 }
             }
         }));
@@ -80,7 +80,7 @@ final class DeviceSessionLoader {
                 }
             } else if (session.catchingUp() && session.isConnected()) {
                 CATCH_UP.info("catching up %s from Redis failed, retrying: %s", LogText.of(session.clientId()), error.getMessage());
-                CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS).execute(() -> {
+                after(1, TimeUnit.SECONDS).execute(() -> {
                     if (session.catchingUp()) {
                         catchUp(session);
                     }
@@ -89,6 +89,15 @@ final class DeviceSessionLoader {
                 session.abandonCatchUp();
             }
         });
+    }
+
+    /**
+     * Runs a task after {@code delay} on the JDK's one delay thread. The tasks here only take a
+     * session's lock for a moment and start asynchronous Redis calls; the default async pool would
+     * start a thread per task on a 2-core machine (a reconnect storm, thousands of them).
+     */
+    static Executor after(long delay, TimeUnit unit) {
+        return CompletableFuture.delayedExecutor(delay, unit, Runnable::run);
     }
 
     private static LoadedMessages loaded(Session session, DeviceMessageStore.Loaded loaded) {

@@ -74,7 +74,7 @@ public final class DeviceSessionStore implements SessionStore {
     public void missed(Session session) {
         // Usually the gap is another node's message still on its way through the downlink topic:
         // give it time to arrive before asking Redis.
-        CompletableFuture.delayedExecutor(GAP_GRACE_MILLIS, TimeUnit.MILLISECONDS).execute(() -> {
+        DeviceSessionLoader.after(GAP_GRACE_MILLIS, TimeUnit.MILLISECONDS).execute(() -> {
             if (session.requestFill()) {
                 GAPS.info("stored messages of %s arrived past a gap that did not fill within %d ms; filling it from Redis",
                         LogText.of(session.clientId()), GAP_GRACE_MILLIS);
