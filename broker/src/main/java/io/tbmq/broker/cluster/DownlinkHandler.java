@@ -13,6 +13,7 @@ import io.tbmq.broker.log.Replays;
 import io.tbmq.broker.metrics.BrokerMetrics;
 import io.tbmq.broker.record.DownlinkRecord;
 import io.tbmq.broker.record.SessionState;
+import io.tbmq.broker.session.Handoffs;
 import io.tbmq.broker.session.RemoteSessions;
 import io.tbmq.broker.session.Session;
 import io.tbmq.broker.session.SessionRegistry;
@@ -44,6 +45,11 @@ public final class DownlinkHandler implements BatchHandler {
 
     @Override
     public CompletableFuture<Void> handle(List<LogRecord> records, Replays replays) {
+        // The sessions' drains go to the event loops once per batch.
+        return Handoffs.batch(() -> deliver(records));
+    }
+
+    private CompletableFuture<Void> deliver(List<LogRecord> records) {
         // A replayed downlink copy belonged to a session of this node before it restarted: its epoch is gone.
         List<CompletableFuture<Void>> forwarded = null;
         for (LogRecord r : records) {

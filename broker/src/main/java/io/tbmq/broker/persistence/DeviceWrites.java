@@ -22,6 +22,7 @@ import io.tbmq.broker.record.OutboundMessage;
 import io.tbmq.broker.record.SessionState;
 import io.tbmq.broker.record.StoredMessage;
 import io.tbmq.broker.routing.DeviceCopies;
+import io.tbmq.broker.session.Handoffs;
 import io.tbmq.broker.session.RemoteSessions;
 import io.tbmq.broker.session.Session;
 import io.tbmq.broker.session.SessionRegistry;
@@ -96,10 +97,12 @@ public final class DeviceWrites {
         private final long now = System.currentTimeMillis();
         private final Map<String, List<DeviceMessageStore.Incoming>> byClient = new LinkedHashMap<>();
         private final Map<String, Target> targets = new LinkedHashMap<>();
+        /** Per client, beside each message of {@link #byClient}, the copy it was encoded from (null when read as bytes). */
+        private final Map<String, List<OutboundMessage>> copies = new HashMap<>();
 
         @Override
         public void add(String clientId, long epoch, OutboundMessage copy, int sourcePartition, long sourceOffset) {
-            add(clientId, epoch, sourcePartition, ROUTED, sourceOffset, copy.message().expiresAtMillis(), StoredMessage.encode(copy));
+            add(clientId, epoch, sourcePartition, ROUTED, sourceOffset, copy.message().expiresAtMillis(), StoredMessage.encode(copy), copy);
         }
 
         /**
@@ -108,6 +111,11 @@ public final class DeviceWrites {
          */
         public void add(String clientId, long epoch, int sourcePartition, int viaPartition, long sourceOffset, long expiresAtMillis,
                 byte[] value) {
+            add(clientId, epoch, sourcePartition, viaPartition, sourceOffset, expiresAtMillis, value, null);
+        }
+
+        private void add(String clientId, long epoch, int sourcePartition, int viaPartition, long sourceOffset, long expiresAtMillis,
+                byte[] value, OutboundMessage copy) {
             Target target = targets.get(clientId);
             if (target == null) {
                 Session session = sessions.get(clientId);
@@ -129,6 +137,7 @@ public final class DeviceWrites {
             long ttl = expiresAtMillis == 0 ? defaultTtlSeconds : Math.max(1, (expiresAtMillis - now + 999) / 1000);
             byClient.computeIfAbsent(clientId, c -> new ArrayList<>())
                     .add(new DeviceMessageStore.Incoming(sourcePartition, viaPartition, sourceOffset, ttl, value));
+            copies.computeIfAbsent(clientId, c -> new ArrayList<>()).add(copy);
             targets.put(clientId, target);
         }
 
@@ -228,11 +237,17 @@ public final class DeviceWrites {
             });
         }
 
+        /** Hands a call's stored messages to their sessions, the drains to each event loop in one task. */
         private CompletableFuture<Void> deliver(Map<String, List<DeviceMessageStore.Assigned>> assigned) {
+            return Handoffs.batch(() -> offer(assigned));
+        }
+
+        private CompletableFuture<Void> offer(Map<String, List<DeviceMessageStore.Assigned>> assigned) {
             List<CompletableFuture<Void>> sends = null;
             for (Map.Entry<String, List<DeviceMessageStore.Assigned>> stored : assigned.entrySet()) {
                 String clientId = stored.getKey();
                 List<DeviceMessageStore.Incoming> messages = byClient.get(clientId);
+                List<OutboundMessage> routed = copies.get(clientId);
                 Target target = targets.get(clientId);
                 if (LOG.isDebugEnabled()) {
                     LOG.debugf("stored %d for %s (connected %s): %s", messages.size(), clientId, target.connected(), stored.getValue());
@@ -248,7 +263,7 @@ public final class DeviceWrites {
                     }
                     byte[] value = messages.get(i).value();
                     if (target.session() != null) {
-                        target.session().offer(StoredMessage.decode(value, a.packetId(), a.score(), false));
+                        target.session().offer(stored(routed.get(i), value, a));
                     } else {
                         SessionState s = target.elsewhere();
                         if (sends == null) {
@@ -260,6 +275,14 @@ public final class DeviceWrites {
             }
             return sends == null ? DONE : CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new));
         }
+    }
+
+    /** The message as stored, with the packet id and score Redis assigned; decoded only when it was read as bytes. */
+    private static OutboundMessage stored(OutboundMessage copy, byte[] value, DeviceMessageStore.Assigned a) {
+        if (copy == null) {
+            return StoredMessage.decode(value, a.packetId(), a.score(), false);
+        }
+        return new OutboundMessage(copy.message(), copy.qos(), copy.retain(), copy.subscriptionIds(), a.packetId(), a.score(), copy.dup());
     }
 
     /** Clients with a write in progress or waiting (for tests). */

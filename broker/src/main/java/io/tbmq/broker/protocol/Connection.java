@@ -24,6 +24,7 @@ import io.tbmq.broker.record.OutboundMessage;
 import io.tbmq.broker.record.PublishMessage;
 import io.tbmq.broker.record.Will;
 import io.tbmq.broker.session.DeliverySink;
+import io.tbmq.broker.session.Handoffs;
 import io.tbmq.broker.session.Session;
 import io.tbmq.broker.util.Clock;
 import io.tbmq.broker.util.LogText;
@@ -377,7 +378,7 @@ public final class Connection implements DeliverySink {
     @Override
     public void scheduleDrain() {
         if (drainScheduled.compareAndSet(false, true)) {
-            channel.eventLoop().execute(drainTask);
+            Handoffs.execute(channel.eventLoop(), drainTask);
         }
     }
 

@@ -12,6 +12,7 @@ import io.tbmq.broker.log.LogRecord;
 import io.tbmq.broker.log.Replays;
 import io.tbmq.broker.record.PublishMessage;
 import io.tbmq.broker.record.PublishMessageCodec;
+import io.tbmq.broker.session.Handoffs;
 
 /**
  * The routing consumer's batch of {@code tbmq.msg.all}: every message matched against the
@@ -33,6 +34,11 @@ public final class RoutingHandler implements BatchHandler {
 
     @Override
     public CompletableFuture<Void> handle(List<LogRecord> records, Replays replays) {
+        // The sessions' drains go to the event loops once per batch.
+        return Handoffs.batch(() -> route(records, replays));
+    }
+
+    private CompletableFuture<Void> route(List<LogRecord> records, Replays replays) {
         DeviceCopies copies = deviceCopies.get();
         List<CompletableFuture<Void>> pending = new ArrayList<>();
         for (LogRecord record : records) {
