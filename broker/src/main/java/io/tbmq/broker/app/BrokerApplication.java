@@ -32,6 +32,7 @@ import io.tbmq.broker.kafka.KafkaDestinations;
 import io.tbmq.broker.kafka.KafkaMessageLog;
 import io.tbmq.broker.kafka.KafkaSender;
 import io.tbmq.broker.kafka.KafkaTopics;
+import io.tbmq.broker.kafka.LogConsumer;
 import io.tbmq.broker.kafka.RetainedLog;
 import io.tbmq.broker.kafka.SessionStateLog;
 import io.tbmq.broker.live.LiveSettings;
@@ -182,10 +183,13 @@ public class BrokerApplication {
                 // Written by brokers of earlier versions only: drained during a rolling upgrade.
                 kafka.drain("persisted", clients, topics.msgPersistedGroup(), topics.msgPersisted(),
                         config.persistence().persistedConsumers(), persisted, Duration.ofSeconds(30));
+                // Only other nodes write to this node's downlink topics: while it is alone, their consumers rest.
+                LogConsumer.Rest alone = new LogConsumer.Rest(() -> liveness.viewIsCurrent() && liveness.aliveNodes().size() == 1,
+                        Duration.ofSeconds(1));
                 kafka.consume("downlink-basic", clients, topics.downlinkGroup(node) + "-basic", topics.downlinkBasic(node),
-                        config.cluster().downlinkConsumers(), downlinks, Duration.ofSeconds(30));
+                        config.cluster().downlinkConsumers(), downlinks, Duration.ofSeconds(30), alone);
                 kafka.consume("downlink-persisted", clients, topics.downlinkGroup(node) + "-persisted",
-                        topics.downlinkPersisted(node), config.cluster().downlinkConsumers(), downlinks, Duration.ofSeconds(30));
+                        topics.downlinkPersisted(node), config.cluster().downlinkConsumers(), downlinks, Duration.ofSeconds(30), alone);
                 janitor = daemon("tbmq-janitor");
                 long sweep = Math.max(1, Math.min(30, config.cluster().downlinkRetention().toSeconds() / 2));
                 janitor.scheduleWithFixedDelay(new io.tbmq.broker.kafka.DownlinkJanitor(kafka.admin(), topics, liveness,

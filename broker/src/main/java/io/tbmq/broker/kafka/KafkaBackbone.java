@@ -125,7 +125,14 @@ public final class KafkaBackbone implements AutoCloseable {
      */
     public void consume(String name, KafkaClients clients, String group, String topic, int count, BatchHandler handler,
             Duration handlerTimeout, int readAhead) {
-        consume(name, clients, topic, count, handler, handlerTimeout, readAhead, i -> clients.consumer(group, name + "-" + i));
+        consume(name, clients, topic, count, handler, handlerTimeout, readAhead, LogConsumer.Rest.NEVER,
+                i -> clients.consumer(group, name + "-" + i));
+    }
+
+    /** The same, each thread stopping its fetches while {@code rest} allows ({@link LogConsumer.Rest}). */
+    public void consume(String name, KafkaClients clients, String group, String topic, int count, BatchHandler handler,
+            Duration handlerTimeout, LogConsumer.Rest rest) {
+        consume(name, clients, topic, count, handler, handlerTimeout, 0, rest, i -> clients.consumer(group, name + "-" + i));
     }
 
     /**
@@ -134,14 +141,15 @@ public final class KafkaBackbone implements AutoCloseable {
      */
     public void drain(String name, KafkaClients clients, String group, String topic, int count, BatchHandler handler,
             Duration handlerTimeout) {
-        consume(name, clients, topic, count, handler, handlerTimeout, 0, i -> clients.drainConsumer(group, name + "-" + i));
+        consume(name, clients, topic, count, handler, handlerTimeout, 0, LogConsumer.Rest.NEVER,
+                i -> clients.drainConsumer(group, name + "-" + i));
     }
 
     private void consume(String name, KafkaClients clients, String topic, int count, BatchHandler handler, Duration handlerTimeout,
-            int readAhead, java.util.function.IntFunction<java.util.Properties> properties) {
+            int readAhead, LogConsumer.Rest rest, java.util.function.IntFunction<java.util.Properties> properties) {
         for (int i = 0; i < count; i++) {
             LogConsumer consumer = new LogConsumer(properties.apply(i), topic, handler, handlerTimeout, clients.commitInterval(),
-                    readAhead);
+                    readAhead, rest);
             Thread t = new Thread(consumer, "tbmq-" + name + "-" + i);
             t.setDaemon(true);
             consumers.add(consumer);

@@ -67,6 +67,8 @@ public final class LogConsumer implements Runnable {
     /** A group completing another rebalance refuses commits for a moment; a revocation waits this long at most. */
     private static final int HAND_OVER_ATTEMPTS = 30;
     private static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(5);
+    /** Empty polls in a row before a consumer that may rest does. */
+    private static final int QUIET_POLLS_BEFORE_REST = 3;
 
     /** Commit metadata of a hand-over: everything before the offset was processed, nothing after it. */
     static final String HANDED_OVER = "handed-over";
@@ -77,6 +79,11 @@ public final class LogConsumer implements Runnable {
     private final Duration handlerTimeout;
     /** Records that may be polled past the oldest unfinished batch; 0: one batch at a time. */
     private final int readAhead;
+    private final Rest rest;
+    /** Partitions paused by {@link #rest}; consumer thread only. */
+    private boolean resting;
+    private long restingSince;
+    private int quietPolls;
     /** Batches handed to the handler and not yet done, oldest first; consumer thread only. */
     private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
     private int inFlightRecords;
@@ -99,19 +106,37 @@ public final class LogConsumer implements Runnable {
     private final RateLimitedLog slow = new RateLimitedLog(LOG, 1);
 
     public LogConsumer(Properties properties, String topic, BatchHandler handler, Duration handlerTimeout,
-            Duration commitInterval, int readAhead) {
-        this(() -> new KafkaConsumer<>(withoutAutoCommit(properties)), topic, handler, handlerTimeout, commitInterval, readAhead);
+            Duration commitInterval, int readAhead, Rest rest) {
+        this(() -> new KafkaConsumer<>(withoutAutoCommit(properties)), topic, handler, handlerTimeout, commitInterval, readAhead,
+                rest);
     }
 
     /** With the consumer {@code factory} makes (a test's mock, say); it must not commit on its own. */
     LogConsumer(Supplier<Consumer<byte[], byte[]>> factory, String topic, BatchHandler handler, Duration handlerTimeout,
             Duration commitInterval, int readAhead) {
+        this(factory, topic, handler, handlerTimeout, commitInterval, readAhead, Rest.NEVER);
+    }
+
+    LogConsumer(Supplier<Consumer<byte[], byte[]>> factory, String topic, BatchHandler handler, Duration handlerTimeout,
+            Duration commitInterval, int readAhead, Rest rest) {
+        this.rest = rest;
         this.factory = factory;
         this.topic = topic;
         this.handler = handler;
         this.handlerTimeout = handlerTimeout;
         this.commitIntervalNanos = commitInterval.toNanos();
         this.readAhead = Math.max(0, readAhead);
+    }
+
+    /**
+     * When a consumer may stop fetching: while {@code mayRest} says nobody can be writing to its log
+     * (a node alone in its cluster, for its downlink topics) and its polls have found nothing. An idle
+     * fetch costs Kafka and this node a request every fetch wait (about 100 a second); a resting
+     * consumer still fetches once every {@code look}, in case a writer appeared unseen, and fetches
+     * again within a poll (200 ms) of {@code mayRest} turning false.
+     */
+    public record Rest(java.util.function.BooleanSupplier mayRest, Duration look) {
+        public static final Rest NEVER = new Rest(() -> false, Duration.ZERO);
     }
 
     /** A polled batch the handler has: per partition its first and next offset, and the handler's future. */
@@ -133,6 +158,7 @@ public final class LogConsumer implements Runnable {
             c.subscribe(List.of(topic), new HandOver(c));
             while (running) {
                 ConsumerRecords<byte[], byte[]> records = c.poll(Duration.ofMillis(200));
+                rest(c, records.isEmpty());
                 measureLag(c);
                 if (!records.isEmpty()) {
                     reportLate(records);
@@ -159,6 +185,30 @@ public final class LogConsumer implements Runnable {
             // otherwise static membership would keep them unassigned until the session timeout.
             c.close(CloseOptions.groupMembershipOperation(running ? CloseOptions.GroupMembershipOperation.DEFAULT
                     : CloseOptions.GroupMembershipOperation.LEAVE_GROUP).withTimeout(Duration.ofSeconds(5)));
+        }
+    }
+
+    /** Pauses the partitions after a few empty polls while {@link Rest#mayRest}; resumes them to look, or for good. */
+    private void rest(Consumer<byte[], byte[]> c, boolean empty) {
+        if (resting) {
+            if (!rest.mayRest().getAsBoolean() || System.nanoTime() - restingSince >= rest.look().toNanos()) {
+                c.resume(c.paused());
+                resting = false;
+                quietPolls = 0;
+            } else {
+                // Partitions assigned meanwhile rest too.
+                c.pause(c.assignment());
+            }
+            return;
+        }
+        if (!empty || !inFlight.isEmpty() || !rest.mayRest().getAsBoolean()) {
+            quietPolls = 0;
+            return;
+        }
+        if (++quietPolls >= QUIET_POLLS_BEFORE_REST) {
+            c.pause(c.assignment());
+            resting = true;
+            restingSince = System.nanoTime();
         }
     }
 

@@ -297,6 +297,46 @@ class LogConsumerTest {
         routing.stop();
     }
 
+    @Test
+    void aConsumerNobodyCanWriteToStopsFetchingAndFetchesAgainWhenThatChanges() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean alone = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Member member = new Member();
+        start(member, new LogConsumer.Rest(alone::get, Duration.ofHours(1)));
+        member.step(() -> member.rebalance(List.of(P0)));
+        Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() -> member.paused().contains(P0));
+        member.step(() -> records(member, P0, 0, 3));
+        // Several polls later, the records are still in the log: nothing was fetched.
+        for (int i = 0; i < 5; i++) {
+            member.step(() -> { });
+        }
+        assertThat(handled).isEmpty();
+        alone.set(false);
+        awaitHandled(3);
+        assertThat(member.paused()).isEmpty();
+    }
+
+    @Test
+    void aRestingConsumerStillLooksNowAndThen() throws Exception {
+        Member member = new Member();
+        start(member, new LogConsumer.Rest(() -> true, Duration.ofMillis(100)));
+        member.step(() -> member.rebalance(List.of(P0)));
+        Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() -> member.paused().contains(P0));
+        member.step(() -> records(member, P0, 0, 3));
+        awaitHandled(3);
+    }
+
+    @Test
+    void aConsumerThatMayNotRestNeverStopsFetching() throws Exception {
+        Member member = new Member();
+        start(member, Duration.ZERO);
+        member.step(() -> member.rebalance(List.of(P0)));
+        for (int i = 0; i < 10; i++) {
+            member.step(() -> assertThat(member.paused()).isEmpty());
+        }
+        member.step(() -> records(member, P0, 0, 3));
+        awaitHandled(3);
+    }
+
     private static OffsetAndMetadata handedOver(long offset) {
         return new OffsetAndMetadata(offset, LogConsumer.HANDED_OVER);
     }
@@ -305,9 +345,18 @@ class LogConsumerTest {
         return start(member, commitInterval, 0, Duration.ofSeconds(5), Map.of());
     }
 
-    /** A handler done at once, except for the batch starting at a record named in {@code futures} ("partition@offset"), done with that future. */
+    private LogConsumer start(Member member, LogConsumer.Rest rest) {
+        return start(member, Duration.ZERO, 0, Duration.ofSeconds(5), Map.of(), rest);
+    }
+
     private LogConsumer start(Member member, Duration commitInterval, int readAhead, Duration handlerTimeout,
             Map<String, CompletableFuture<Void>> futures) {
+        return start(member, commitInterval, readAhead, handlerTimeout, futures, LogConsumer.Rest.NEVER);
+    }
+
+    /** A handler done at once, except for the batch starting at a record named in {@code futures} ("partition@offset"), done with that future. */
+    private LogConsumer start(Member member, Duration commitInterval, int readAhead, Duration handlerTimeout,
+            Map<String, CompletableFuture<Void>> futures, LogConsumer.Rest rest) {
         Map<String, CompletableFuture<Void>> once = new ConcurrentHashMap<>(futures);
         LogConsumer consumer = new LogConsumer(() -> member, TOPIC, (records, replays) -> {
             for (LogRecord r : records) {
@@ -318,7 +367,7 @@ class LogConsumerTest {
             }
             CompletableFuture<Void> f = once.remove(records.get(0).partition() + "@" + records.get(0).offset());
             return f != null ? f : CompletableFuture.completedFuture(null);
-        }, handlerTimeout, commitInterval, readAhead);
+        }, handlerTimeout, commitInterval, readAhead, rest);
         consumers.add(consumer);
         Thread t = new Thread(consumer, "log-consumer-test-" + threads.size());
         t.setDaemon(true);
