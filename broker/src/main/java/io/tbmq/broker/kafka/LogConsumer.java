@@ -69,6 +69,9 @@ public final class LogConsumer implements Runnable {
     private static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(5);
     /** Empty polls in a row before a consumer that may rest does. */
     private static final int QUIET_POLLS_BEFORE_REST = 3;
+    private static final Duration POLL = Duration.ofMillis(200);
+    /** A resting consumer's look: a fetch or two (the fetch wait is 10 ms by default). */
+    private static final Duration LOOK_POLL = Duration.ofMillis(20);
 
     /** Commit metadata of a hand-over: everything before the offset was processed, nothing after it. */
     static final String HANDED_OVER = "handed-over";
@@ -84,6 +87,7 @@ public final class LogConsumer implements Runnable {
     private boolean resting;
     private long restingSince;
     private int quietPolls;
+    private Duration nextPoll = POLL;
     /** Batches handed to the handler and not yet done, oldest first; consumer thread only. */
     private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
     private int inFlightRecords;
@@ -132,8 +136,9 @@ public final class LogConsumer implements Runnable {
      * When a consumer may stop fetching: while {@code mayRest} says nobody can be writing to its log
      * (a node alone in its cluster, for its downlink topics) and its polls have found nothing. An idle
      * fetch costs Kafka and this node a request every fetch wait (about 100 a second); a resting
-     * consumer still fetches once every {@code look}, in case a writer appeared unseen, and fetches
-     * again within a poll (200 ms) of {@code mayRest} turning false.
+     * consumer still looks (one 20 ms poll) once every {@code look}, in case a writer appeared unseen,
+     * and fetches again within a poll (200 ms) of {@code mayRest} turning false. Its lag metric is
+     * the one of its last fetch.
      */
     public record Rest(java.util.function.BooleanSupplier mayRest, Duration look) {
         public static final Rest NEVER = new Rest(() -> false, Duration.ZERO);
@@ -157,7 +162,7 @@ public final class LogConsumer implements Runnable {
             consumer = c;
             c.subscribe(List.of(topic), new HandOver(c));
             while (running) {
-                ConsumerRecords<byte[], byte[]> records = c.poll(Duration.ofMillis(200));
+                ConsumerRecords<byte[], byte[]> records = c.poll(nextPoll);
                 rest(c, records.isEmpty());
                 measureLag(c);
                 if (!records.isEmpty()) {
@@ -188,20 +193,32 @@ public final class LogConsumer implements Runnable {
         }
     }
 
-    /** Pauses the partitions after a few empty polls while {@link Rest#mayRest}; resumes them to look, or for good. */
+    /**
+     * Pauses the partitions after a few empty polls while {@link Rest#mayRest}; resumes them for good
+     * when it says otherwise, or for one short poll (a look) every {@link Rest#look}.
+     */
     private void rest(Consumer<byte[], byte[]> c, boolean empty) {
+        nextPoll = POLL;
+        boolean mayRest = rest.mayRest().getAsBoolean();
         if (resting) {
-            if (!rest.mayRest().getAsBoolean() || System.nanoTime() - restingSince >= rest.look().toNanos()) {
+            if (!mayRest) {
                 c.resume(c.paused());
                 resting = false;
                 quietPolls = 0;
+            } else if (System.nanoTime() - restingSince >= rest.look().toNanos()) {
+                // One short poll; if it finds nothing, the consumer rests again at once.
+                c.resume(c.paused());
+                resting = false;
+                quietPolls = QUIET_POLLS_BEFORE_REST - 1;
+                nextPoll = LOOK_POLL;
             } else {
                 // Partitions assigned meanwhile rest too.
                 c.pause(c.assignment());
             }
             return;
         }
-        if (!empty || !inFlight.isEmpty() || !rest.mayRest().getAsBoolean()) {
+        // A consumer still joining its group has nothing to find yet: it does not count as quiet.
+        if (!empty || !inFlight.isEmpty() || !mayRest || c.assignment().isEmpty()) {
             quietPolls = 0;
             return;
         }

@@ -443,7 +443,8 @@ public final class Connection implements DeliverySink {
 
     @Override
     public void takenOver(boolean successorCleanStart) {
-        channel.eventLoop().execute(() -> {
+        // Through Handoffs, like the drains: after those of messages handed over before it.
+        Handoffs.execute(channel.eventLoop(), () -> {
             this.takenOver = true;
             this.successorCleanStart = successorCleanStart;
             disconnect(0x8E, "session taken over by another connection");
@@ -452,7 +453,8 @@ public final class Connection implements DeliverySink {
 
     @Override
     public void disconnectedByAdmin() {
-        channel.eventLoop().execute(() -> disconnect(0x98, "disconnected by an administrator"));
+        // After the drains of messages a downlink poll handed over before the command.
+        Handoffs.execute(channel.eventLoop(), () -> disconnect(0x98, "disconnected by an administrator"));
     }
 
     // ---- end of the connection ---------------------------------------------------------------

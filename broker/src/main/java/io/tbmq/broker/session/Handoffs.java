@@ -58,24 +58,30 @@ public final class Handoffs {
 
     /** Runs {@code work}; the tasks it hands to executors through {@link #execute} go when it returns. */
     public static void batch(Runnable work) {
-        Handoffs h = CURRENT.get();
-        h.depth++;
-        try {
+        batch(() -> {
             work.run();
-        } finally {
-            h.endBatch();
-        }
+            return null;
+        });
     }
 
     /** {@link #batch(Runnable)} for work with a result. */
     public static <T> T batch(java.util.function.Supplier<T> work) {
         Handoffs h = CURRENT.get();
         h.depth++;
+        T result;
         try {
-            return work.get();
-        } finally {
-            h.endBatch();
+            result = work.get();
+        } catch (RuntimeException | Error e) {
+            try {
+                h.endBatch();
+            } catch (RuntimeException releaseFailed) {
+                // The work's own failure is the one the caller hears of.
+                e.addSuppressed(releaseFailed);
+            }
+            throw e;
         }
+        h.endBatch();
+        return result;
     }
 
     /** Runs {@code task} on {@code executor}: now, or when the current batch ends. */

@@ -328,11 +328,26 @@ class LogConsumerTest {
     @Test
     void aConsumerThatMayNotRestNeverStopsFetching() throws Exception {
         Member member = new Member();
-        start(member, Duration.ZERO);
+        start(member, new LogConsumer.Rest(() -> false, Duration.ofMillis(1)));
         member.step(() -> member.rebalance(List.of(P0)));
+        List<Boolean> pausedSeen = new CopyOnWriteArrayList<>();
         for (int i = 0; i < 10; i++) {
-            member.step(() -> assertThat(member.paused()).isEmpty());
+            member.step(() -> pausedSeen.add(!member.paused().isEmpty()));
         }
+        assertThat(pausedSeen).containsOnly(false);
+        member.step(() -> records(member, P0, 0, 3));
+        awaitHandled(3);
+    }
+
+    @Test
+    void aConsumerStillJoiningItsGroupDoesNotCountAsQuiet() throws Exception {
+        Member member = new Member();
+        start(member, new LogConsumer.Rest(() -> true, Duration.ofHours(1)));
+        // Polls with no partition yet (the group still forming), then a partition with a backlog.
+        for (int i = 0; i < 5; i++) {
+            member.step(() -> { });
+        }
+        member.step(() -> member.rebalance(List.of(P0)));
         member.step(() -> records(member, P0, 0, 3));
         awaitHandled(3);
     }

@@ -29,6 +29,27 @@ class StoredMessageTest {
     }
 
     @Test
+    void aCopyForMoreThan255MatchingSubscriptionsKeepsEveryIdentifier() {
+        int[] ids = java.util.stream.IntStream.rangeClosed(1, 300).toArray();
+        byte[] value = StoredMessage.encode(new OutboundMessage(MESSAGE, 1, true, ids, 0, 0, true));
+        OutboundMessage back = StoredMessage.decode(value, 5, 6, false);
+        assertThat(back.subscriptionIds()).containsExactly(ids);
+        assertThat(back.message().topic()).isEqualTo("cmd/x");
+        assertThat(back.message().payload()).isEqualTo("on".getBytes());
+        assertThat(back.dup()).isTrue();
+        assertThat(back.retain()).isTrue();
+    }
+
+    @Test
+    void aCopyWithFewIdentifiersKeepsTheFormatEarlierVersionsRead() {
+        int[] ids = java.util.stream.IntStream.rangeClosed(1, 255).toArray();
+        byte[] value = StoredMessage.encode(new OutboundMessage(MESSAGE, 1, false, ids));
+        assertThat(value[0]).isEqualTo((byte) 1);
+        assertThat(value[3]).isEqualTo((byte) 255);
+        assertThat(StoredMessage.decode(value, 1, 1, false).subscriptionIds()).containsExactly(ids);
+    }
+
+    @Test
     void valuesWrittenBeforeTheFlagsByteKeepTheirMeaning() {
         // Redis and Kafka hold values of earlier versions: byte 2 was 1 for RETAIN, else 0.
         byte[] value = StoredMessage.encode(new OutboundMessage(MESSAGE, 1, true, new int[0]));

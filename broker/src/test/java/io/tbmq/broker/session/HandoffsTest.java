@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -110,6 +111,34 @@ class HandoffsTest {
         }));
         assertEquals(1, ran[0]);
         assertEquals(0, Handoffs.held());
+    }
+
+    @Test
+    void aRefusingExecutorDoesNotKeepTheOthersFromTheirTasks() {
+        Executor shutDown = task -> {
+            throw new RejectedExecutionException("event loop shut down");
+        };
+        CountingExecutor loop = new CountingExecutor();
+        int[] ran = new int[1];
+        assertThrows(RejectedExecutionException.class, () -> Handoffs.batch(() -> {
+            Handoffs.execute(shutDown, () -> { });
+            Handoffs.execute(loop, () -> ran[0]++);
+        }));
+        assertEquals(1, ran[0]);
+        assertEquals(0, Handoffs.held());
+    }
+
+    @Test
+    void theWorksOwnFailureIsTheOneTheCallerHearsOf() {
+        Executor shutDown = task -> {
+            throw new RejectedExecutionException("event loop shut down");
+        };
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> Handoffs.batch(() -> {
+            Handoffs.execute(shutDown, () -> { });
+            throw new IllegalStateException("routing failed");
+        }));
+        assertEquals(1, e.getSuppressed().length);
+        assertTrue(e.getSuppressed()[0] instanceof RejectedExecutionException);
     }
 
     @Test
