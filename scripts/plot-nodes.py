@@ -9,7 +9,7 @@ import sys
 rows = []
 for n, path in enumerate(sys.argv[2:], start=1):
     for line in open(path):
-        m = re.match(r"(\S+)\s+tbmq\s+in\+out\s+(\d+) msg/s.*server cores ([\d.]+) (\{.*\})", line)
+        m = re.match(r"(\S+)\s+tbmq\s+in\+out\s+(\d+) msg/s.*server cores ([\d.]+) (\{[^}]*\})", line)
         if m:
             cpu = json.loads(m.group(4))
             brokers = sum(v for k, v in cpu.items() if k.startswith("broker"))
