@@ -107,7 +107,7 @@ public class BrokerApplication {
                 config.persistence().applicationFetchMaxWait());
         redis = new RedisConnector(config.redis(), metrics::redisScript);
         DeviceMessageStore devices = new DeviceMessageStore(redis, new RedisKeys(config.redis().slotGroups()),
-                config.persistence().deviceMessagesLimit());
+                config.persistence().deviceMessagesLimit(), config.redis().callsPerMaster());
         DeviceSessionStore deviceSessions = new DeviceSessionStore(devices, config.persistence().reconnectRecheck());
         SessionStores stores = new SessionStores(deviceSessions, new ApplicationSessionStore(applications, deviceSessions),
                 () -> config.persistence().refusePublishesWhileStoreDown() && !redis.reachable());

@@ -49,4 +49,13 @@ public interface RedisConfig {
      */
     @WithDefault("0")
     int slotGroups();
+
+    /**
+     * Cluster mode: the messages (and acknowledgements) of a batch go in one script call per master,
+     * for all the clients whose slots it serves, instead of one call per client (or slot group). A
+     * client whose slot moved since the broker last read the topology is left out by the script and
+     * sent again on its own. Off: one call per slot.
+     */
+    @WithDefault("true")
+    boolean callsPerMaster();
 }

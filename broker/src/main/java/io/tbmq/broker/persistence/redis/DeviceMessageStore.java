@@ -14,9 +14,13 @@ import java.util.concurrent.CompletableFuture;
  * expired references), remove on PUBACK/PUBCOMP, mark released on PUBREC, clear on session end.
  *
  * <p>Script calls serve many clients where Redis allows it: on standalone Redis one call stores
- * (or removes) the messages of every client in a batch; on a Cluster one call per client, or per
- * slot group when {@code tbmq.redis.slot-groups} is on. Acknowledgements are gathered for one
- * flush interval: nothing waits for them, and a lost one only means a re-delivery with DUP.
+ * (or removes) the messages of every client in a batch; on a Cluster one call per master for the
+ * clients whose slots it serves ({@code tbmq.redis.calls-per-master}), else one per client, or per
+ * slot group when {@code tbmq.redis.slot-groups} is on. A call per master declares no keys (Redis
+ * would refuse keys of several slots) and the script checks each client's slot first; a client
+ * whose slot moved is sent again in a call of its own, which Lettuce routes and Redis redirects.
+ * Acknowledgements are gathered for one flush interval: nothing waits for them, and a lost one
+ * only means a re-delivery with DUP.
  */
 public final class DeviceMessageStore {
     /** Messages in one script call at most, so a large backlog never blocks Redis for long. */
@@ -30,6 +34,7 @@ public final class DeviceMessageStore {
     private final RedisKeys keys;
     private final int limit;
     private final boolean anyKeysInOneCall;
+    private final boolean callsPerMaster;
     private final java.util.concurrent.ConcurrentLinkedQueue<Ack> acks = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final java.util.concurrent.atomic.AtomicInteger pendingAcks = new java.util.concurrent.atomic.AtomicInteger();
 
@@ -77,11 +82,15 @@ public final class DeviceMessageStore {
     }
 
     public DeviceMessageStore(RedisConnector redis, RedisKeys keys, int limit) {
-        this(redis, keys, limit, !redis.cluster());
+        this(redis, keys, limit, true);
+    }
+
+    public DeviceMessageStore(RedisConnector redis, RedisKeys keys, int limit, boolean callsPerMaster) {
+        this(redis, keys, limit, !redis.cluster(), callsPerMaster && redis.cluster());
     }
 
     /** {@code anyKeysInOneCall}: Redis is standalone, so a script may touch keys of any slot. */
-    DeviceMessageStore(RedisConnector redis, RedisKeys keys, int limit, boolean anyKeysInOneCall) {
+    DeviceMessageStore(RedisConnector redis, RedisKeys keys, int limit, boolean anyKeysInOneCall, boolean callsPerMaster) {
         if (limit > 0xFFFF) {
             throw new IllegalArgumentException("tbmq.persistence.device-messages-limit can't be greater than 65535 (packet ids are 16 bits)");
         }
@@ -92,13 +101,26 @@ public final class DeviceMessageStore {
         this.keys = keys;
         this.limit = limit;
         this.anyKeysInOneCall = anyKeysInOneCall;
+        this.callsPerMaster = callsPerMaster;
     }
 
-    /** Which script call a client's keys can join: all in one on standalone, by slot on a Cluster. */
+    /** Which script call a client's keys can join: all in one on standalone, by master or by slot on a Cluster. */
     private Object callGroup(String clientId) {
         if (anyKeysInOneCall) {
             return Boolean.TRUE;
         }
+        if (callsPerMaster) {
+            // The clients of one call on a master: by the slots the broker last knew it to serve.
+            RedisConnector.Master master = redis.masterOf(keys.messages(clientId));
+            if (master != null) {
+                return master;
+            }
+        }
+        return bySlot(clientId);
+    }
+
+    /** The call a client's keys can join when sent where Redis redirects them: its own slot (or slot group). */
+    private Object bySlot(String clientId) {
         return keys.slotGroups() == 0 ? clientId : Integer.valueOf(keys.group(clientId));
     }
 
@@ -131,36 +153,41 @@ public final class DeviceMessageStore {
             calls.computeIfAbsent(callGroup(client), g -> new ArrayList<>()).add(client);
         }
         List<CompletableFuture<Map<String, List<Assigned>>>> futures = new ArrayList<>();
-        for (List<String> clients : calls.values()) {
+        for (Map.Entry<Object, List<String>> call : calls.entrySet()) {
             // Split very large calls; a client's messages stay together and in order.
             List<String> chunk = new ArrayList<>();
             int messages = 0;
-            for (String client : clients) {
+            for (String client : call.getValue()) {
                 if (!chunk.isEmpty() && messages + byClient.get(client).size() > MAX_MESSAGES_PER_CALL) {
-                    futures.add(addCall(chunk, byClient, connected));
+                    futures.add(addCall(call.getKey(), chunk, byClient, connected));
                     chunk = new ArrayList<>();
                     messages = 0;
                 }
                 chunk.add(client);
                 messages += byClient.get(client).size();
             }
-            futures.add(addCall(chunk, byClient, connected));
+            futures.add(addCall(call.getKey(), chunk, byClient, connected));
         }
         // The calls are the batch: a poll's writes go out now, not one flush interval later.
         redis.flushNow();
         return futures;
     }
 
-    private CompletableFuture<Map<String, List<Assigned>>> addCall(List<String> clients, Map<String, List<Incoming>> byClient,
-            java.util.function.Predicate<String> connected) {
+    private CompletableFuture<Map<String, List<Assigned>>> addCall(Object group, List<String> clients,
+            Map<String, List<Incoming>> byClient, java.util.function.Predicate<String> connected) {
         byte[][] keyArray = new byte[clients.size() * 2][];
+        for (int c = 0; c < clients.size(); c++) {
+            keyArray[2 * c] = keys.messages(clients.get(c));
+            keyArray[2 * c + 1] = keys.lastPacketId(clients.get(c));
+        }
         List<byte[]> args = new ArrayList<>();
         args.add(num(limit));
         args.add(num(clients.size()));
+        if (group instanceof RedisConnector.Master) {
+            args.addAll(List.of(keyArray));
+        }
         for (int c = 0; c < clients.size(); c++) {
             String client = clients.get(c);
-            keyArray[2 * c] = keys.messages(client);
-            keyArray[2 * c + 1] = keys.lastPacketId(client);
             List<Incoming> messages = byClient.get(client);
             args.add(keys.messagePrefix(client));
             args.add(num(connected.test(client) ? 1 : 0));
@@ -172,19 +199,52 @@ public final class DeviceMessageStore {
                 args.add(m.value());
             }
         }
-        return redis.script(add, keyArray, args.toArray(byte[][]::new)).thenApply(result -> {
-            Map<String, List<Assigned>> out = new HashMap<>();
-            List<?> perClient = (List<?>) result;
-            for (int c = 0; c < clients.size(); c++) {
-                List<?> pairs = (List<?>) perClient.get(c);
-                List<Assigned> assigned = new ArrayList<>(pairs.size() / 2);
-                for (int i = 0; i < pairs.size(); i += 2) {
-                    assigned.add(new Assigned((int) (long) (Long) pairs.get(i), (Long) pairs.get(i + 1)));
-                }
-                out.put(clients.get(c), assigned);
+        if (!(group instanceof RedisConnector.Master master)) {
+            return redis.script(add, keyArray, args.toArray(byte[][]::new)).thenApply(result -> assigned(clients, result, null));
+        }
+        return redis.scriptOn(master, add, args.toArray(byte[][]::new)).handle((result, error) -> {
+            List<String> elsewhere = new ArrayList<>();
+            // A failed call: each client goes on its own. If it ran after all (a reply lost), the
+            // store's replay protection skips what it stored, as for any batch read again.
+            Map<String, List<Assigned>> out = error == null ? assigned(clients, result, elsewhere) : new HashMap<>();
+            if (error != null) {
+                elsewhere.addAll(clients);
             }
-            return out;
-        });
+            if (elsewhere.isEmpty()) {
+                return CompletableFuture.completedFuture(out);
+            }
+            // Their slots moved since the topology was read: each where Redis now redirects it.
+            List<CompletableFuture<Map<String, List<Assigned>>>> again = new ArrayList<>();
+            for (String client : elsewhere) {
+                again.add(addCall(bySlot(client), List.of(client), byClient, connected));
+            }
+            redis.flushNow();
+            return CompletableFuture.allOf(again.toArray(CompletableFuture[]::new)).thenApply(v -> {
+                again.forEach(f -> out.putAll(f.join()));
+                return out;
+            });
+        }).thenCompose(f -> f);
+    }
+
+    /** The packet ids and scores per client of an add.lua result; a client the script left out (-1) goes into {@code elsewhere}. */
+    private static Map<String, List<Assigned>> assigned(List<String> clients, Object result, List<String> elsewhere) {
+        Map<String, List<Assigned>> out = new HashMap<>();
+        List<?> perClient = (List<?>) result;
+        for (int c = 0; c < clients.size(); c++) {
+            if (!(perClient.get(c) instanceof List<?> pairs)) {
+                if (elsewhere == null) {
+                    throw new IllegalStateException("add.lua left out " + clients.get(c) + " of a call with its keys declared");
+                }
+                elsewhere.add(clients.get(c));
+                continue;
+            }
+            List<Assigned> assigned = new ArrayList<>(pairs.size() / 2);
+            for (int i = 0; i < pairs.size(); i += 2) {
+                assigned.add(new Assigned((int) (long) (Long) pairs.get(i), (Long) pairs.get(i + 1)));
+            }
+            out.put(clients.get(c), assigned);
+        }
+        return out;
     }
 
     public CompletableFuture<Loaded> load(String clientId) {
@@ -248,24 +308,59 @@ public final class DeviceMessageStore {
             calls.computeIfAbsent(callGroup(ack.clientId()), g -> new LinkedHashMap<>())
                     .computeIfAbsent(ack.clientId(), c -> new ArrayList<>()).add(ack.packetId());
         }
-        for (Map<String, List<Integer>> call : calls.values()) {
-            byte[][] keyArray = new byte[call.size()][];
-            List<byte[]> args = new ArrayList<>();
-            int c = 0;
-            for (Map.Entry<String, List<Integer>> e : call.entrySet()) {
-                keyArray[c++] = keys.messages(e.getKey());
-                args.add(num(e.getValue().size()));
-                for (int packetId : e.getValue()) {
-                    args.add(keys.message(e.getKey(), packetId));
-                }
+        for (Map.Entry<Object, Map<String, List<Integer>>> call : calls.entrySet()) {
+            removeCall(call.getKey(), call.getValue());
+        }
+    }
+
+    private void removeCall(Object group, Map<String, List<Integer>> byClient) {
+        List<String> clients = new ArrayList<>(byClient.keySet());
+        byte[][] keyArray = new byte[clients.size()][];
+        for (int c = 0; c < clients.size(); c++) {
+            keyArray[c] = keys.messages(clients.get(c));
+        }
+        List<byte[]> args = new ArrayList<>();
+        if (group instanceof RedisConnector.Master) {
+            args.add(num(clients.size()));
+            args.addAll(List.of(keyArray));
+        }
+        int messages = 0;
+        for (String client : clients) {
+            List<Integer> packetIds = byClient.get(client);
+            messages += packetIds.size();
+            args.add(num(packetIds.size()));
+            for (int packetId : packetIds) {
+                args.add(keys.message(client, packetId));
             }
+        }
+        int count = messages;
+        if (!(group instanceof RedisConnector.Master master)) {
             redis.script(remove, keyArray, args.toArray(byte[][]::new)).whenComplete((v, e) -> {
                 if (e != null) {
-                    FAILED.info("removing %d acknowledged messages failed (they come again, with DUP): %s", args.size() - call.size(),
-                            e.getMessage());
+                    FAILED.info("removing %d acknowledged messages failed (they come again, with DUP): %s", count, e.getMessage());
                 }
             });
+            return;
         }
+        redis.scriptOn(master, remove, args.toArray(byte[][]::new)).whenComplete((result, error) -> {
+            // Clients whose slots moved (or all of them, if the call failed) go again, each where Redis redirects it.
+            List<String> elsewhere = error == null ? leftOut(clients, result) : clients;
+            for (String client : elsewhere) {
+                removeCall(bySlot(client), Map.of(client, byClient.get(client)));
+            }
+            if (!elsewhere.isEmpty()) {
+                redis.flushNow();
+            }
+        });
+    }
+
+    /** The clients a remove.lua call on one master left out (the 1-based positions in its second element). */
+    private static List<String> leftOut(List<String> clients, Object result) {
+        List<String> out = new ArrayList<>();
+        for (Object position : (List<?>) ((List<?>) result).get(1)) {
+            out.add(clients.get((int) (long) (Long) position - 1));
+        }
+        return out;
     }
 
     /** PUBREC: only the PUBREL is owed now. */

@@ -332,6 +332,77 @@ public final class RedisConnector implements AutoCloseable {
         }
     }
 
+    /** A master of a Redis Cluster, by the address Lettuce routes a slot's commands to. */
+    public record Master(String host, int port) {
+    }
+
+    /**
+     * On a Redis Cluster, the master that serves {@code key}'s slot as this client last learned the
+     * topology; null on standalone Redis or while the slot's master is unknown.
+     */
+    public Master masterOf(byte[] key) {
+        if (!(connection instanceof StatefulRedisClusterConnection<byte[], byte[]> c)) {
+            return null;
+        }
+        io.lettuce.core.cluster.models.partitions.RedisClusterNode master = c.getPartitions()
+                .getMasterBySlot(io.lettuce.core.cluster.SlotHash.getSlot(key));
+        return master == null || master.getUri() == null ? null : new Master(master.getUri().getHost(), master.getUri().getPort());
+    }
+
+    /**
+     * Runs a script on one master of a Redis Cluster, declaring no keys: the script is given the
+     * keys of several slots in {@code args} and checks that this master serves each of them
+     * before it writes (see add.lua). Not retried here: a slot that moved is the caller's to send
+     * again, to wherever it is now. Batched and flushed like every other command, on the connection
+     * Lettuce uses for the master's slots (by host and port, not node id), so that it is written
+     * before any command issued after it for one of those slots.
+     */
+    public CompletableFuture<Object> scriptOn(Master master, LuaScript script, byte[]... args) {
+        long start = System.nanoTime();
+        CompletableFuture<Object> done = new CompletableFuture<>();
+        done.whenComplete((v, e) -> scriptTimer.completed(script.name(), System.nanoTime() - start, e != null));
+        if (!(connection instanceof StatefulRedisClusterConnection<byte[], byte[]> c)) {
+            done.completeExceptionally(new IllegalStateException("Redis Cluster not connected: " + lastError));
+            return done;
+        }
+        byte[][] noKeys = new byte[0][];
+        CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> node;
+        try {
+            node = c.getConnectionAsync(master.host(), master.port()).thenApply(n -> n.async());
+        } catch (RuntimeException e) {
+            done.completeExceptionally(e);
+            return done;
+        }
+        node.thenCompose(n -> counted(n.evalsha(script.sha(), ScriptOutputType.MULTI, noKeys, args)))
+                .whenComplete((value, error) -> {
+                    if (error == null) {
+                        done.complete(value);
+                    } else if (unwrap(error) instanceof RedisNoScriptException) {
+                        node.thenCompose(n -> counted(n.eval(script.body().getBytes(StandardCharsets.UTF_8), ScriptOutputType.MULTI,
+                                noKeys, args))).whenComplete((v, e) -> {
+                                    if (e == null) {
+                                        done.complete(v);
+                                    } else {
+                                        done.completeExceptionally(e);
+                                    }
+                                });
+                    } else {
+                        done.completeExceptionally(error);
+                    }
+                });
+        return done;
+    }
+
+    /** A command issued on a master's own connection joins the batch like those of {@link #submit}. */
+    private <T> CompletableFuture<T> counted(RedisFuture<T> command) {
+        if (buffered.incrementAndGet() >= batchSize) {
+            flush();
+        } else if (flushArmed.compareAndSet(false, true)) {
+            afterFlushInterval(this::timedFlush);
+        }
+        return command.toCompletableFuture();
+    }
+
     /** Whether this is a Redis Cluster (a script may only touch keys of one slot). */
     public boolean cluster() {
         return cluster;

@@ -1,9 +1,12 @@
 -- Stores messages for one or more DEVICE clients in one atomic call: one client, a slot group
--- (Redis Cluster), or any clients at all on standalone Redis.
+-- (Redis Cluster), the clients of one master (Redis Cluster), or any clients on standalone Redis.
 -- KEYS: for each client i, 2 keys: messages zset, last packet id hash (fields: id = last packet
 --   id, score = its score, delivered = highest score sent at least once, s<stream> = last
---   source offset applied from that stream).
--- ARGV[1] = per-client limit, ARGV[2] = number of clients, then per client:
+--   source offset applied from that stream). With no KEYS, the same keys come first in ARGV,
+--   after ARGV[2]: the caller sent the clients of one master by the slots it last knew of, so
+--   each client's slot is checked before anything is written, and a client whose slot this node
+--   does not serve right now (moved, or being moved) is left out: its result is -1.
+-- ARGV[1] = per-client limit, ARGV[2] = number of clients, [the keys,] then per client:
 --   key prefix of its message strings, 1 if the client is connected (what is stored now is sent
 --   right after: mark it delivered, so a later session re-sends it with DUP), number of messages n,
 --   then n times: stream (source partition/persisted partition), source offset, ttl seconds, value
@@ -17,14 +20,31 @@
 local limit = tonumber(ARGV[1])
 local clients = tonumber(ARGV[2])
 local a = 3
+local keys = KEYS
+local checked = #KEYS == 0
+if checked then
+  keys = {}
+  for i = 1, 2 * clients do keys[i] = ARGV[a]; a = a + 1 end
+end
+-- A slot served here and not being moved: a key that never exists (packet ids start at 1) can be
+-- read. While the slot moves, reading a missing key is redirected, which a script sees as an error.
+local function served(zkey)
+  return type(redis.pcall('EXISTS', zkey .. '_0')) == 'number'
+end
+local here = {}
+for c = 1, clients do here[c] = not checked or served(keys[2 * c - 1]) end
 local result = {}
 for c = 1, clients do
-  local zkey = KEYS[2 * c - 1]
-  local stateKey = KEYS[2 * c]
+  local zkey = keys[2 * c - 1]
+  local stateKey = keys[2 * c]
   local prefix = ARGV[a]
   local connected = ARGV[a + 1] == '1'
   local n = tonumber(ARGV[a + 2])
   a = a + 3
+  if not here[c] then
+    a = a + 4 * n
+    result[c] = -1
+  else
   local fields = { 'id', 'score' }
   local fieldOf = {}
   for m = 0, n - 1 do
@@ -83,5 +103,6 @@ for c = 1, clients do
     redis.call('HSET', stateKey, unpack(update))
   end
   result[c] = ids
+  end
 end
 return result

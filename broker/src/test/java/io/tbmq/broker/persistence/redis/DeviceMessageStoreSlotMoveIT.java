@@ -1,5 +1,9 @@
 package io.tbmq.broker.persistence.redis;
 
+import static io.tbmq.broker.persistence.redis.ClusterReplies.bulk;
+import static io.tbmq.broker.persistence.redis.ClusterReplies.incoming;
+import static io.tbmq.broker.persistence.redis.ClusterReplies.integer;
+import static io.tbmq.broker.persistence.redis.ClusterReplies.packetIds;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
@@ -128,42 +132,6 @@ class DeviceMessageStoreSlotMoveIT {
     }
 
     private static RedisNode owner(int slot) {
-        for (RedisNode n : cluster.nodes()) {
-            for (String line : RedisCli.command(n.port(), "CLUSTER NODES").split("\n")) {
-                if (!line.contains("myself")) {
-                    continue;
-                }
-                String[] f = line.trim().split(" ");
-                for (int i = 8; i < f.length; i++) {
-                    String[] range = f[i].split("-");
-                    int lo = Integer.parseInt(range[0]);
-                    int hi = range.length > 1 ? Integer.parseInt(range[1]) : lo;
-                    if (slot >= lo && slot <= hi) {
-                        return n;
-                    }
-                }
-            }
-        }
-        throw new IllegalStateException("nobody serves slot " + slot);
-    }
-
-    /** An integer reply (":42"). */
-    private static long integer(String reply) {
-        assertThat(reply).startsWith(":");
-        return Long.parseLong(reply.substring(1).trim());
-    }
-
-    /** A bulk string reply ("$3\r\nabc\r\n"). */
-    private static String bulk(String reply) {
-        assertThat(reply).startsWith("$");
-        return reply.substring(reply.indexOf('\n') + 1).trim();
-    }
-
-    private static DeviceMessageStore.Incoming incoming(long offset, String payload) {
-        return new DeviceMessageStore.Incoming(0, 0, offset, 60, payload.getBytes(StandardCharsets.UTF_8));
-    }
-
-    private static List<Integer> packetIds(List<DeviceMessageStore.Assigned> assigned) {
-        return assigned.stream().map(DeviceMessageStore.Assigned::packetId).toList();
+        return ClusterReplies.owner(cluster.nodes(), slot);
     }
 }

@@ -122,6 +122,11 @@ class RedisFlushIT {
             public int slotGroups() {
                 return 0;
             }
+
+            @Override
+            public boolean callsPerMaster() {
+                return true;
+            }
         };
     }
 }

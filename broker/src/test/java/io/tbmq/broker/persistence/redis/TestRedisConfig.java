@@ -31,4 +31,9 @@ public record TestRedisConfig(String mode, String nodes, int lettuceBatchSize, D
     public int slotGroups() {
         return 0;
     }
+
+    @Override
+    public boolean callsPerMaster() {
+        return true;
+    }
 }
