@@ -54,7 +54,7 @@ public interface RedisConfig {
      * Cluster mode: the messages (and acknowledgements) of a batch go in one script call per master,
      * for all the clients whose slots it serves, instead of one call per client (or slot group). A
      * client whose slot moved since the broker last read the topology is left out by the script and
-     * sent again on its own. Off: one call per slot.
+     * sent again on its own. Off: one call per client (or slot group).
      */
     @WithDefault("true")
     boolean callsPerMaster();

@@ -221,14 +221,18 @@ public final class DeviceWrites {
                 }));
             }
             CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).whenComplete((v, error) -> {
-                if (error == null || done.isDone()) {
+                if (done.isDone()) {
                     return;
                 }
+                // A call may also leave clients out without failing (see DeviceMessageStore.addEach).
                 Map<String, List<DeviceMessageStore.Incoming>> left = new LinkedHashMap<>(remaining);
                 left.keySet().removeAll(stored.keySet());
+                if (left.isEmpty()) {
+                    return;
+                }
                 RETRYING.info("storing the messages for %s in Redis failed (%s); trying again",
                         left.size() == 1 ? "1 client" : left.size() + " clients",
-                        (error.getCause() != null ? error.getCause() : error).toString());
+                        error == null ? "left out of their calls" : (error.getCause() != null ? error.getCause() : error).toString());
                 CompletableFuture.delayedExecutor(backoff, TimeUnit.MILLISECONDS, chained).execute(() -> {
                     if (!done.isDone()) {
                         attempt(left, Math.min(backoff * 2, 1_000));

@@ -129,8 +129,9 @@ public final class DeviceMessageStore {
     }
 
     /**
-     * Stores the messages of many clients; one script call per client, or per slot group when slot
-     * groups are on. {@code connected} clients get their messages marked as delivered.
+     * Stores the messages of many clients: one script call for all on standalone Redis; on a
+     * Cluster one per master, else one per client or slot group. {@code connected} clients get
+     * their messages marked as delivered. A client missing from the result was not stored.
      */
     public CompletableFuture<Map<String, List<Assigned>>> add(Map<String, List<Incoming>> byClient,
             java.util.function.Predicate<String> connected) {
@@ -145,6 +146,10 @@ public final class DeviceMessageStore {
     /**
      * The same as {@link #add}, one future per script call (a client's messages are all in one call),
      * so that the clients of a call that is done need not wait for a call held up by a moving slot.
+     * A future may leave clients out: those whose call on their master failed, or whose slot moved
+     * and whose call of their own failed too. They were not stored; the caller tries them again.
+     * (The clients of a call on a master wait for those of them it sends again, which is rare: a
+     * slot moved since the broker last read the topology.)
      */
     public List<CompletableFuture<Map<String, List<Assigned>>>> addEach(Map<String, List<Incoming>> byClient,
             java.util.function.Predicate<String> connected) {
@@ -213,10 +218,15 @@ public final class DeviceMessageStore {
             if (elsewhere.isEmpty()) {
                 return CompletableFuture.completedFuture(out);
             }
-            // Their slots moved since the topology was read: each where Redis now redirects it.
+            // Their slots moved since the topology was read: each where Redis now redirects it. One
+            // that fails is left out of the result, so that the caller does not take the others
+            // for unstored too (storing them again would find them applied and not hand them on).
             List<CompletableFuture<Map<String, List<Assigned>>>> again = new ArrayList<>();
             for (String client : elsewhere) {
-                again.add(addCall(bySlot(client), List.of(client), byClient, connected));
+                again.add(addCall(bySlot(client), List.of(client), byClient, connected).exceptionally(e -> {
+                    FAILED.info("storing the messages of a client whose slot moved failed (tried again): %s", e.getMessage());
+                    return Map.of();
+                }));
             }
             redis.flushNow();
             return CompletableFuture.allOf(again.toArray(CompletableFuture[]::new)).thenApply(v -> {
@@ -343,8 +353,13 @@ public final class DeviceMessageStore {
             return;
         }
         redis.scriptOn(master, remove, args.toArray(byte[][]::new)).whenComplete((result, error) -> {
-            // Clients whose slots moved (or all of them, if the call failed) go again, each where Redis redirects it.
-            List<String> elsewhere = error == null ? leftOut(clients, result) : clients;
+            if (error != null) {
+                // As for a call per slot: the messages stay and come again, with DUP.
+                FAILED.info("removing %d acknowledged messages failed (they come again, with DUP): %s", count, error.getMessage());
+                return;
+            }
+            // Clients whose slots moved go again, each where Redis redirects it.
+            List<String> elsewhere = leftOut(clients, result);
             for (String client : elsewhere) {
                 removeCall(bySlot(client), Map.of(client, byClient.get(client)));
             }

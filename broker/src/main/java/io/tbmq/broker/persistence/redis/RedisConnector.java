@@ -338,7 +338,9 @@ public final class RedisConnector implements AutoCloseable {
 
     /**
      * On a Redis Cluster, the master that serves {@code key}'s slot as this client last learned the
-     * topology; null on standalone Redis or while the slot's master is unknown.
+     * topology, if the connection to it is open; null on standalone Redis, while the slot's master
+     * is unknown, or while its connection is still being opened (asking for it starts that). A call
+     * on an open connection is written in the order it was issued, with the slot-routed commands.
      */
     public Master masterOf(byte[] key) {
         if (!(connection instanceof StatefulRedisClusterConnection<byte[], byte[]> c)) {
@@ -346,7 +348,16 @@ public final class RedisConnector implements AutoCloseable {
         }
         io.lettuce.core.cluster.models.partitions.RedisClusterNode master = c.getPartitions()
                 .getMasterBySlot(io.lettuce.core.cluster.SlotHash.getSlot(key));
-        return master == null || master.getUri() == null ? null : new Master(master.getUri().getHost(), master.getUri().getPort());
+        if (master == null || master.getUri() == null) {
+            return null;
+        }
+        try {
+            CompletableFuture<?> open = c.getConnectionAsync(master.getUri().getHost(), master.getUri().getPort());
+            return open.isDone() && !open.isCompletedExceptionally() ? new Master(master.getUri().getHost(), master.getUri().getPort())
+                    : null;
+        } catch (RuntimeException e) {
+            return null;
+        }
     }
 
     /**
