@@ -24,13 +24,6 @@ public interface ListenersConfig {
     @WithDefault("true")
     boolean nativeTransport();
 
-    /**
-     * With the native transport, use io_uring where the kernel allows it (epoll otherwise): fewer system
-     * calls per message. Container runtimes' default seccomp profiles refuse io_uring, so pods use epoll.
-     */
-    @WithDefault("false")
-    boolean ioUring();
-
     interface Listener {
         /** TCP and WS are on by default (application.properties); TLS and WSS need a certificate. */
         @WithDefault("false")

@@ -48,11 +48,7 @@ public final class MqttServer {
     }
 
     public void start() {
-        transport = Transport.choose(config.nativeTransport(), config.ioUring());
-        String refusal = Transport.ioUringRefusal(config.nativeTransport(), config.ioUring());
-        if (refusal != null) {
-            LOG.infof("io_uring is not available (%s); the listeners use %s", refusal, transport.label());
-        }
+        transport = Transport.choose(config.nativeTransport());
         // One I/O thread per core: more only adds context switches, the work per packet is short.
         int threads = config.workerThreads() > 0 ? config.workerThreads() : Runtime.getRuntime().availableProcessors();
         boss = transport.group(1, "mqtt-accept");
@@ -61,7 +57,7 @@ public final class MqttServer {
         bind("tls", config.tls(), true, false);
         bind("ws", config.ws(), false, true);
         bind("wss", config.wss(), true, true);
-        LOG.infof("MQTT listening on %s (%s transport, %d I/O threads)", ports, transport.label(), threads);
+        LOG.infof("MQTT listening on %s (%s transport, %d I/O threads)", ports, transport.name(), threads);
     }
 
     private void bind(String name, ListenersConfig.Listener cfg, boolean tls, boolean webSocket) {

@@ -82,14 +82,6 @@ public final class RedisConnector implements AutoCloseable {
     }
 
     /** {@code scriptTimer} hears of every script call: its duration, including a NOSCRIPT reload, and its outcome. */
-    static {
-        // Lettuce takes epoll over io_uring whenever both load; with the listeners' io_uring library on the
-        // class path it would log a warning at every start saying so. Unless set otherwise, it need not look.
-        if (System.getProperty("io.lettuce.core.iouring") == null) {
-            System.setProperty("io.lettuce.core.iouring", "false");
-        }
-    }
-
     public RedisConnector(RedisConfig config, ScriptTimer scriptTimer) {
         this(config, scriptTimer, Duration.ofSeconds(2));
     }
