@@ -85,7 +85,8 @@ public final class BenchMain {
             // Re-render docs/benchmarks.md and the plots from docs/bench/results.json.
             List<ObjectNode> saved = new ArrayList<>();
             JSON.readTree(root.resolve("docs/bench/results.json").toFile()).forEach(n -> saved.add((ObjectNode) n));
-            new BenchReport(root, Integer.parseInt(System.getenv().getOrDefault("BENCH_SECONDS", "30")), 1).write(saved);
+            new BenchReport(root, Integer.parseInt(System.getenv().getOrDefault("BENCH_SECONDS", "30")),
+                    Integer.parseInt(System.getenv().getOrDefault("BENCH_REPEAT", "1"))).write(saved);
             return;
         }
         int seconds = Integer.parseInt(System.getenv().getOrDefault("BENCH_SECONDS", "30"));

@@ -35,7 +35,8 @@ final class BenchReport {
         Files.writeString(dir.resolve("per-core.svg"), perCoreChart(results));
 
         StringBuilder md = new StringBuilder(BEGIN).append("\n\n");
-        md.append(String.format(Locale.ROOT, "Last run %s on %s; each row measured over its window after 5 s warm-up (median of %d run(s) "
+        md.append(String.format(Locale.ROOT, "Last run %s on %s; each row measured over its window, after the servers' warm-up (BENCH_WARMUP, "
+                + "60 s by default, longer while their JIT compilers are busy) and 5 s of the row's own load (median of %d run(s) "
                 + "for the rows of that run).%n%n", LocalDate.now(), machine(), repeat));
         md.append("| scenario | broker | offered msg/s | in+out msg/s | e2e avg / p50 / p95 / p99 ms | pub-ack p50 / p95 ms | lost | dup (no DUP) | reordered | max pause ms | server cores | loadgen cores | msg/s per server core | window s |\n");
         md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
