@@ -15,8 +15,11 @@ public interface PersistenceConfig {
     @WithDefault("7d")
     Duration deviceMessageTtl();
 
-    /** Partitions of tbmq.msg.persisted (keyed by subscriber client id). */
-    @WithDefault("12")
+    /**
+     * Partitions tbmq.msg.persisted is created with (keyed by subscriber client id). Nothing writes it but
+     * brokers of an earlier build during a rolling upgrade, so one is enough; an existing topic keeps its own.
+     */
+    @WithDefault("1")
     int persistedPartitions();
 
     /** Consumer threads moving tbmq.msg.persisted into Redis on this node. */

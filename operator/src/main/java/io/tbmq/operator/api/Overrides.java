@@ -21,7 +21,7 @@ public class Overrides {
     private Integer kafkaBrokers;
 
     @Min(1)
-    @JsonPropertyDescription("Partitions of tbmq.msg.all, tbmq.msg.persisted and the downlink topics. They only ever grow.")
+    @JsonPropertyDescription("Partitions of tbmq.msg.all, the topic every PUBLISH is routed through. They only ever grow.")
     private Integer partitions;
 
     @Min(1)

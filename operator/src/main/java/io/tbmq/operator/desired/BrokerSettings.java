@@ -53,11 +53,11 @@ public final class BrokerSettings {
     }
 
     /** The live settings (property name to value, stable order): applied by running brokers without a restart. */
-    public static Map<String, String> live(TbmqCluster owner, Plan plan, int partitions) {
+    public static Map<String, String> live(TbmqCluster owner, Plan plan, TopicPartitions partitions) {
         Map<String, String> p = new LinkedHashMap<>();
         p.put("tbmq.kafka.replication-factor", Integer.toString(plan.replicationFactor().value()));
-        p.put("tbmq.kafka.msg-all-partitions", Integer.toString(partitions));
-        p.put("tbmq.persistence.persisted-partitions", Integer.toString(partitions));
+        p.put("tbmq.kafka.msg-all-partitions", Integer.toString(partitions.messages()));
+        p.put("tbmq.persistence.persisted-partitions", Integer.toString(partitions.persisted()));
         p.put("tbmq.redis.lettuce-batch-size", Integer.toString(plan.lettuceBatchSize().value()));
         if (owner.getSpec().getBroker().getConfig() != null) {
             new TreeMap<>(owner.getSpec().getBroker().getConfig()).forEach((k, v) -> {

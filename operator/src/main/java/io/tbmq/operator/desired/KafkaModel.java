@@ -131,14 +131,14 @@ public final class KafkaModel {
     }
 
     /**
-     * The broker's topics. {@code partitions} is the value to apply, already raised to what the
+     * The broker's topics. {@code partitions} are the values to apply, already raised to what the
      * topics have (partitions never shrink).
      */
-    public static List<KafkaTopic> topics(TbmqCluster owner, Plan plan, Names names, int partitions) {
+    public static List<KafkaTopic> topics(TbmqCluster owner, Plan plan, Names names, TopicPartitions partitions) {
         int rf = plan.replicationFactor().value();
         return List.of(
-                topic(owner, names, MSG_ALL, "tbmq.msg.all", partitions, rf, Map.of()),
-                topic(owner, names, MSG_PERSISTED, "tbmq.msg.persisted", partitions, rf, Map.of()),
+                topic(owner, names, MSG_ALL, "tbmq.msg.all", partitions.messages(), rf, Map.of()),
+                topic(owner, names, MSG_PERSISTED, "tbmq.msg.persisted", partitions.persisted(), rf, Map.of()),
                 // Cluster state is compacted: the latest record per key (client id, MQTT topic, node) is all that matters.
                 topic(owner, names, CLIENT_SESSION, "tbmq.client.session", 1, rf, Map.of("cleanup.policy", "compact")),
                 topic(owner, names, RETAINED, "tbmq.retained.msg", 1, rf, Map.of("cleanup.policy", "compact")),
@@ -146,11 +146,12 @@ public final class KafkaModel {
     }
 
     /**
-     * Topics whose partitions follow the plan (the state topics keep one). Each broker creates its
-     * own downlink topics, tbmq.msg.downlink.{basic,persisted}.&lt;pod&gt;, with the same replication.
+     * Topics whose partitions follow the plan (tbmq.msg.persisted keeps what it has, the state topics
+     * keep one). Each broker creates its own downlink topics, tbmq.msg.downlink.{basic,persisted}.&lt;pod&gt;,
+     * with the same replication.
      */
     public static boolean scalesWithPlan(String suffix) {
-        return MSG_ALL.equals(suffix) || MSG_PERSISTED.equals(suffix);
+        return MSG_ALL.equals(suffix);
     }
 
     private static KafkaTopic topic(TbmqCluster owner, Names names, String suffix, String topicName, int partitions, int rf,

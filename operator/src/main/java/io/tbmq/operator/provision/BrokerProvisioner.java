@@ -17,6 +17,7 @@ import io.tbmq.operator.api.TbmqClusterStatus.Endpoint;
 import io.tbmq.operator.desired.BrokerModel;
 import io.tbmq.operator.desired.BrokerSettings;
 import io.tbmq.operator.desired.Names;
+import io.tbmq.operator.desired.TopicPartitions;
 import io.tbmq.operator.sizing.Plan;
 
 /** The brokers: settings ConfigMap, Services, PodDisruptionBudget and the StatefulSet. */
@@ -33,7 +34,7 @@ public final class BrokerProvisioner {
     public record Result(ComponentStatus status, int ready, int desired, List<Endpoint> endpoints) {
     }
 
-    public Result reconcile(TbmqCluster owner, Plan plan, Names names, int partitions) {
+    public Result reconcile(TbmqCluster owner, Plan plan, Names names, TopicPartitions partitions) {
         Map<String, String> settings = BrokerSettings.properties(owner, plan, names);
         ConfigMap config = BrokerModel.config(owner, names, settings);
         Map<String, String> liveSettings = BrokerSettings.live(owner, plan, partitions);

@@ -15,6 +15,7 @@ import io.tbmq.operator.api.Mode;
 import io.tbmq.operator.api.TbmqCluster;
 import io.tbmq.operator.desired.KafkaModel;
 import io.tbmq.operator.desired.Names;
+import io.tbmq.operator.desired.TopicPartitions;
 import io.tbmq.operator.sizing.Plan;
 
 /**
@@ -72,21 +73,36 @@ public final class KafkaProvisioner {
                 .filter(r -> Boolean.TRUE.equals(r.getController())).map(r -> r.getUid()).findFirst().orElse(null);
     }
 
-    /** Partitions the topics have now (0 when they do not exist yet). */
+    /** Partitions tbmq.msg.all has now (0 when it does not exist yet). */
     public int currentPartitions(TbmqCluster owner, Names names) {
+        try {
+            return currentPartitions(owner, names, KafkaModel.MSG_ALL);
+        } catch (KubernetesClientException e) {
+            return 0; // reported by reconcile(); the caller also keeps the value the status last recorded
+        }
+    }
+
+    /**
+     * Partitions the topic of {@code suffix} (a {@link KafkaModel} topic) has now: 0 when it does not exist
+     * yet. A read that fails otherwise is thrown, not taken for 0: that would ask Kafka to remove partitions.
+     */
+    public int currentPartitions(TbmqCluster owner, Names names, String suffix) {
         if (owner.getSpec().getKafka().getMode() == Mode.EXTERNAL) {
             return 0;
         }
         try {
             KafkaTopic t = applier.client().resources(KafkaTopic.class).inNamespace(names.namespace())
-                    .withName(names.kafkaTopic(KafkaModel.MSG_ALL)).get();
+                    .withName(names.kafkaTopic(suffix)).get();
             return t == null || t.getSpec() == null || t.getSpec().getPartitions() == null ? 0 : t.getSpec().getPartitions();
         } catch (KubernetesClientException e) {
-            return 0; // Strimzi not installed: reported by reconcile()
+            if (e.getCode() == 404) {
+                return 0; // Strimzi not installed: reported by reconcile()
+            }
+            throw e;
         }
     }
 
-    public ComponentStatus reconcile(TbmqCluster owner, Plan plan, Names names, int partitions) {
+    public ComponentStatus reconcile(TbmqCluster owner, Plan plan, Names names, TopicPartitions partitions) {
         if (owner.getSpec().getKafka().getMode() == Mode.EXTERNAL) {
             return unused(owner, names);
         }

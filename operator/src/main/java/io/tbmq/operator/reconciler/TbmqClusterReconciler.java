@@ -34,7 +34,9 @@ import io.tbmq.operator.api.TbmqCluster;
 import io.tbmq.operator.api.TbmqClusterStatus;
 import io.tbmq.operator.config.OperatorConfig;
 import io.tbmq.operator.desired.Labels;
+import io.tbmq.operator.desired.KafkaModel;
 import io.tbmq.operator.desired.Names;
+import io.tbmq.operator.desired.TopicPartitions;
 import io.tbmq.operator.provision.Applier;
 import io.tbmq.operator.provision.BrokerProvisioner;
 import io.tbmq.operator.provision.ComponentStatus;
@@ -233,12 +235,13 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
         }
         status.getPlan().getPartitions().setValue(Integer.toString(partitions));
 
-        ComponentStatus kafkaStatus = kafka.reconcile(resource, plan, names, partitions);
+        TopicPartitions topicPartitions = TopicPartitions.of(partitions, kafka.currentPartitions(resource, names, KafkaModel.MSG_PERSISTED));
+        ComponentStatus kafkaStatus = kafka.reconcile(resource, plan, names, topicPartitions);
         ComponentStatus redisStatus = new RedisProvisioner(applier, events, redisEndpoints).reconcile(resource, plan, names);
         String ns = resource.getMetadata().getNamespace();
         new io.tbmq.operator.provision.UsersProvisioner(applier).reconcile(resource, names, watched.users(ns, names.cluster()),
                 watched.userSecrets(ns, names.cluster()), TbmqUserReconciler.credentialsFileNames(client, resource));
-        BrokerProvisioner.Result brokers = new BrokerProvisioner(applier, events).reconcile(resource, plan, names, partitions);
+        BrokerProvisioner.Result brokers = new BrokerProvisioner(applier, events).reconcile(resource, plan, names, topicPartitions);
         long load = SizingModel.brokerLoad(resource.getSpec());
         ComponentStatus brokerStatus = plan.brokerCapacity() >= load ? brokers.status()
                 : brokers.status().with(new ComponentStatus.Notice(UNDER_PROVISIONED, "CpuRequestTooSmall", plan.brokers().value()
@@ -321,7 +324,10 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
         TbmqClusterStatus status = resource.getStatus() == null ? new TbmqClusterStatus() : resource.getStatus();
         resource.setStatus(status);
         long generation = resource.getMetadata().getGeneration() == null ? 0 : resource.getMetadata().getGeneration();
-        String message = e instanceof KubernetesClientException k ? "Kubernetes API: " + k.getStatus().getMessage() : e.getMessage();
+        // A refused request carries the API server's Status; a failed connection carries none.
+        String message = e instanceof KubernetesClientException k
+                ? "Kubernetes API: " + (k.getStatus() != null && k.getStatus().getMessage() != null ? k.getStatus().getMessage() : k.getMessage())
+                : e.getMessage();
         Conditions.set(status.getConditions(), Conditions.DEGRADED, true, "ReconcileError", String.valueOf(message), generation,
                 Instant.now());
         return ErrorStatusUpdateControl.patchStatus(resource);

@@ -188,6 +188,48 @@ class TbmqClusterReconcilerIT {
     }
 
     @Test
+    void tbmqMsgPersistedIsOnlyDrainedSoItKeepsWhatItHasAndANewClusterGetsOne() {
+        TbmqCluster c = create("tbmq-p2p-1m.yaml");
+        reconciler.reconcile(c, client);
+        assertThat(partitions("p2p-1m-msg-all")).isEqualTo(20);
+        assertThat(partitions("p2p-1m-msg-persisted")).isEqualTo(1);
+        assertThat(liveSettings("p2p-1m")).contains("tbmq.kafka.msg-all-partitions=20", "tbmq.persistence.persisted-partitions=1");
+
+        // A cluster an earlier operator made: its tbmq.msg.persisted grew with the plan. It keeps what it
+        // has (Kafka cannot remove partitions), and a scale edit no longer grows it.
+        KafkaTopic persisted = client.resources(KafkaTopic.class).inNamespace(NS).withName("p2p-1m-msg-persisted").get();
+        persisted.getSpec().setPartitions(20);
+        client.resource(persisted).update();
+        c.getMetadata().setGeneration(2L);
+        c.getSpec().getOverrides().setPartitions(24);
+        reconciler.reconcile(c, client);
+        assertThat(partitions("p2p-1m-msg-all")).isEqualTo(24);
+        assertThat(partitions("p2p-1m-msg-persisted")).isEqualTo(20);
+        assertThat(liveSettings("p2p-1m")).contains("tbmq.kafka.msg-all-partitions=24", "tbmq.persistence.persisted-partitions=20");
+        assertThat(condition(c, TbmqClusterReconciler.PARTITIONS_KEPT)).isNull();
+        assertThat(client.v1().events().inNamespace(NS).list().getItems()).filteredOn(e -> "PartitionsRaised".equals(e.getReason()))
+                .singleElement().satisfies(e -> assertThat(e.getMessage()).contains("tbmq.msg.all partitions 20 -> 24"));
+    }
+
+    @Test
+    void aFailedConnectionToTheApiServerIsReportedAsDegraded() {
+        TbmqCluster c = create("tbmq-dev.yaml");
+        reconciler.updateErrorStatus(c, null, new io.fabric8.kubernetes.client.KubernetesClientException("connect timed out",
+                new java.net.SocketTimeoutException()));
+        Condition degraded = condition(c, Conditions.DEGRADED);
+        assertThat(degraded.getStatus()).isEqualTo("True");
+        assertThat(degraded.getMessage()).isEqualTo("Kubernetes API: connect timed out");
+    }
+
+    private int partitions(String kafkaTopic) {
+        return client.resources(KafkaTopic.class).inNamespace(NS).withName(kafkaTopic).get().getSpec().getPartitions();
+    }
+
+    private String liveSettings(String cluster) {
+        return client.configMaps().inNamespace(NS).withName(cluster + "-broker-live").get().getData().get("live.properties");
+    }
+
+    @Test
     void anUnreachableExternalKafkaIsDegradedNamingTheField() {
         reconciler.reachability = io.tbmq.operator.validation.Reachability::check;
         TbmqCluster c = create("tbmq-external.yaml");
