@@ -145,15 +145,6 @@ public final class KafkaModel {
                 topic(owner, names, CLUSTER_NODES, "tbmq.cluster.nodes", 1, rf, Map.of("cleanup.policy", "compact")));
     }
 
-    /**
-     * Topics whose partitions follow the plan (tbmq.msg.persisted keeps what it has, the state topics
-     * keep one). Each broker creates its own downlink topics, tbmq.msg.downlink.{basic,persisted}.&lt;pod&gt;,
-     * with the same replication.
-     */
-    public static boolean scalesWithPlan(String suffix) {
-        return MSG_ALL.equals(suffix);
-    }
-
     private static KafkaTopic topic(TbmqCluster owner, Names names, String suffix, String topicName, int partitions, int rf,
             Map<String, Object> config) {
         var meta = Owners.meta(owner, names.kafkaTopic(suffix), "kafka")

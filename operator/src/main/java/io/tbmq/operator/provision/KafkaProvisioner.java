@@ -73,15 +73,6 @@ public final class KafkaProvisioner {
                 .filter(r -> Boolean.TRUE.equals(r.getController())).map(r -> r.getUid()).findFirst().orElse(null);
     }
 
-    /** Partitions tbmq.msg.all has now (0 when it does not exist yet). */
-    public int currentPartitions(TbmqCluster owner, Names names) {
-        try {
-            return currentPartitions(owner, names, KafkaModel.MSG_ALL);
-        } catch (KubernetesClientException e) {
-            return 0; // reported by reconcile(); the caller also keeps the value the status last recorded
-        }
-    }
-
     /**
      * Partitions the topic of {@code suffix} (a {@link KafkaModel} topic) has now: 0 when it does not exist
      * yet. A read that fails otherwise is thrown, not taken for 0: that would ask Kafka to remove partitions.
@@ -96,7 +87,7 @@ public final class KafkaProvisioner {
             return t == null || t.getSpec() == null || t.getSpec().getPartitions() == null ? 0 : t.getSpec().getPartitions();
         } catch (KubernetesClientException e) {
             if (e.getCode() == 404) {
-                return 0; // Strimzi not installed: reported by reconcile()
+                return 0; // Strimzi not installed (fabric8 answers most 404s with null): reported by reconcile()
             }
             throw e;
         }

@@ -204,6 +204,15 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
         if (resource.getSpec().getRedis().getImage() == null) {
             resource.getSpec().getRedis().setImage(settings.redisImage());
         }
+        Names names = new Names(resource.getMetadata().getName(), resource.getMetadata().getNamespace());
+        Applier applier = new Applier(client, settings.serverSideApply(), watched);
+        EventRecorder events = new EventRecorder(client);
+        KafkaProvisioner kafka = new KafkaProvisioner(applier, events, settings.strimziStatusTimeout());
+        // Read before the status changes below: a read that fails ends this reconcile, and the error
+        // status is written from this same object.
+        int messagesNow = kafka.currentPartitions(resource, names, KafkaModel.MSG_ALL);
+        int persistedNow = kafka.currentPartitions(resource, names, KafkaModel.MSG_PERSISTED);
+
         Plan plan = SizingModel.plan(resource.getSpec());
         // The status is written only when a reconcile completes, so a scale step interrupted by an
         // operator restart is still announced by the next reconcile.
@@ -212,15 +221,10 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
         status.setPlan(PlanStatuses.of(plan));
         status.setDesiredBrokers(plan.brokers().value());
 
-        Names names = new Names(resource.getMetadata().getName(), resource.getMetadata().getNamespace());
-        Applier applier = new Applier(client, settings.serverSideApply(), watched);
-        EventRecorder events = new EventRecorder(client);
-        KafkaProvisioner kafka = new KafkaProvisioner(applier, events, settings.strimziStatusTimeout());
-
         int planned = plan.partitions().value();
         // What the topics have (managed Kafka), or what the brokers were last given (the partitions of an
         // external Kafka's topics are raised by the brokers and never lowered either).
-        int existing = Math.max(kafka.currentPartitions(resource, names), lastPartitions);
+        int existing = Math.max(messagesNow, lastPartitions);
         int partitions = Math.max(planned, existing);
         if (existing > planned) {
             String msg = "spec asks for " + planned + " partitions (" + plan.partitions().rule() + ") but the topics have "
@@ -235,7 +239,7 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
         }
         status.getPlan().getPartitions().setValue(Integer.toString(partitions));
 
-        TopicPartitions topicPartitions = TopicPartitions.of(partitions, kafka.currentPartitions(resource, names, KafkaModel.MSG_PERSISTED));
+        TopicPartitions topicPartitions = TopicPartitions.of(resource, partitions, persistedNow);
         ComponentStatus kafkaStatus = kafka.reconcile(resource, plan, names, topicPartitions);
         ComponentStatus redisStatus = new RedisProvisioner(applier, events, redisEndpoints).reconcile(resource, plan, names);
         String ns = resource.getMetadata().getNamespace();

@@ -23,7 +23,7 @@ class DesiredObjectsTest {
     private static Map<String, String> env(TbmqCluster c, Plan plan, int partitions) {
         Names names = new Names(c.getMetadata().getName(), "iot");
         Map<String, String> all = new java.util.LinkedHashMap<>(BrokerSettings.properties(c, plan, names));
-        all.putAll(BrokerSettings.live(c, plan, TopicPartitions.of(partitions, 0)));
+        all.putAll(BrokerSettings.live(c, plan, TopicPartitions.of(c, partitions, 0)));
         return BrokerSettings.environment(all);
     }
 
@@ -57,14 +57,20 @@ class DesiredObjectsTest {
                 .containsExactly("add-brokers", "remove-brokers");
         assertThat(KafkaModel.rebalanceTemplate(c, names).getMetadata().getAnnotations())
                 .containsEntry(KafkaModel.REBALANCE_TEMPLATE_ANNOTATION, "true");
-        List<KafkaTopic> topics = KafkaModel.topics(c, plan, names, TopicPartitions.of(12, 0));
+        List<KafkaTopic> topics = KafkaModel.topics(c, plan, names, TopicPartitions.of(c, 12, 0));
         assertThat(topics).extracting(t -> t.getSpec().getTopicName())
                 .containsExactly("tbmq.msg.all", "tbmq.msg.persisted", "tbmq.client.session", "tbmq.retained.msg",
                         "tbmq.cluster.nodes");
         assertThat(topics.get(0).getSpec().getPartitions()).isEqualTo(12);
         assertThat(topics.get(1).getSpec().getPartitions()).as("only drained: one partition for a new cluster").isEqualTo(1);
-        assertThat(KafkaModel.topics(c, plan, names, TopicPartitions.of(12, 6)).get(1).getSpec().getPartitions())
+        assertThat(KafkaModel.topics(c, plan, names, TopicPartitions.of(c, 12, 6)).get(1).getSpec().getPartitions())
                 .as("what an older cluster's has is kept").isEqualTo(6);
+        TbmqCluster pinned = Samples.load("tbmq-p2p-200k.yaml", "iot");
+        pinned.getSpec().getBroker().setConfig(new java.util.HashMap<>(Map.of("tbmq.persistence.persisted-partitions", "8")));
+        assertThat(TopicPartitions.of(pinned, 12, 0).persisted()).as("raised in spec.broker.config").isEqualTo(8);
+        assertThat(TopicPartitions.of(pinned, 12, 20).persisted()).as("never lowered").isEqualTo(20);
+        pinned.getSpec().getBroker().getConfig().put("tbmq.persistence.persisted-partitions", "many");
+        assertThat(TopicPartitions.of(pinned, 12, 0).persisted()).isEqualTo(1);
         assertThat(topics.subList(2, 5)).allSatisfy(t -> assertThat(t.getSpec().getConfig()).containsEntry("cleanup.policy", "compact"));
 
         StatefulSet redis = RedisModel.statefulSet(c, names, plan.redisMasters().value());
@@ -175,9 +181,9 @@ class DesiredObjectsTest {
                 BrokerSettings.properties(scaled, bigger, names)));
         assertThat(after.getSpec().getTemplate().getMetadata().getAnnotations().get(key))
                 .isEqualTo(before.getSpec().getTemplate().getMetadata().getAnnotations().get(key));
-        assertThat(BrokerSettings.live(scaled, bigger, TopicPartitions.of(16, 12))).containsEntry("tbmq.redis.lettuce-batch-size", "400")
+        assertThat(BrokerSettings.live(scaled, bigger, TopicPartitions.of(scaled, 16, 12))).containsEntry("tbmq.redis.lettuce-batch-size", "400")
                 .containsEntry("tbmq.kafka.msg-all-partitions", "16");
-        assertThat(BrokerModel.liveConfig(scaled, names, BrokerSettings.live(scaled, bigger, TopicPartitions.of(16, 12))).getData()
+        assertThat(BrokerModel.liveConfig(scaled, names, BrokerSettings.live(scaled, bigger, TopicPartitions.of(scaled, 16, 12))).getData()
                 .get("live.properties")).contains("tbmq.persistence.persisted-partitions=12");
         // A setting read at start: the brokers roll, one at a time.
         c.getSpec().getBroker().getConfig().put("tbmq.mqtt.max-keep-alive", "60");
@@ -201,7 +207,7 @@ class DesiredObjectsTest {
         assertThat(after.getSpec().getTemplate().getMetadata().getAnnotations().get(key))
                 .isEqualTo(before.getSpec().getTemplate().getMetadata().getAnnotations().get(key));
         assertThat(BrokerSettings.properties(c, plan, names)).doesNotContainKeys(live.keySet().toArray(String[]::new));
-        assertThat(BrokerSettings.live(c, plan, TopicPartitions.of(12, 1))).containsAllEntriesOf(live);
+        assertThat(BrokerSettings.live(c, plan, TopicPartitions.of(c, 12, 1))).containsAllEntriesOf(live);
         // Not live: a listener's port, another logging key.
         assertThat(BrokerSettings.isLive("tbmq.listeners.tcp.port")).isFalse();
         assertThat(BrokerSettings.isLive("tbmq.listeners.other.max-connections")).isFalse();

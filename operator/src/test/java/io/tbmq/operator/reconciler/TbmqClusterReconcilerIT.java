@@ -209,6 +209,13 @@ class TbmqClusterReconcilerIT {
         assertThat(condition(c, TbmqClusterReconciler.PARTITIONS_KEPT)).isNull();
         assertThat(client.v1().events().inNamespace(NS).list().getItems()).filteredOn(e -> "PartitionsRaised".equals(e.getReason()))
                 .singleElement().satisfies(e -> assertThat(e.getMessage()).contains("tbmq.msg.all partitions 20 -> 24"));
+
+        // Brokers of an earlier build kept on purpose: one setting raises the topic, and the KafkaTopic and brokers agree.
+        c.getMetadata().setGeneration(3L);
+        c.getSpec().getBroker().getConfig().put("tbmq.persistence.persisted-partitions", "32");
+        reconciler.reconcile(c, client);
+        assertThat(partitions("p2p-1m-msg-persisted")).isEqualTo(32);
+        assertThat(liveSettings("p2p-1m")).contains("tbmq.persistence.persisted-partitions=32");
     }
 
     @Test
