@@ -112,6 +112,8 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
     private final Settings settings;
     /** Replaceable so the fast tests need no network. */
     java.util.function.Function<io.tbmq.operator.api.TbmqClusterSpec, List<FieldError>> reachability = Reachability::check;
+    private static final io.fabric8.kubernetes.client.utils.KubernetesSerialization STATUS_COPIES =
+            new io.fabric8.kubernetes.client.utils.KubernetesSerialization();
 
     @Inject
     public TbmqClusterReconciler(RedisEndpoints redisEndpoints, OperatorConfig config) {
@@ -176,6 +178,18 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
 
     /** The reconcile itself: writes through {@code client}, reads what the operator watches from {@code watched}. */
     UpdateControl<TbmqCluster> reconcile(TbmqCluster resource, KubernetesClient client, WatchedObjects watched) {
+        // JOSDK hands updateErrorStatus the object a failed reconcile changed. Its status goes back to what it
+        // was, so the error status never records a plan that was not applied, nor hides a scale step's Event.
+        TbmqClusterStatus before = resource.getStatus() == null ? null : STATUS_COPIES.clone(resource.getStatus());
+        try {
+            return reconcileSteps(resource, client, watched);
+        } catch (RuntimeException e) {
+            resource.setStatus(before);
+            throw e;
+        }
+    }
+
+    private UpdateControl<TbmqCluster> reconcileSteps(TbmqCluster resource, KubernetesClient client, WatchedObjects watched) {
         TbmqClusterStatus status = resource.getStatus() == null ? new TbmqClusterStatus() : resource.getStatus();
         resource.setStatus(status);
         long generation = resource.getMetadata().getGeneration() == null ? 0 : resource.getMetadata().getGeneration();

@@ -228,6 +228,32 @@ class TbmqClusterReconcilerIT {
         assertThat(degraded.getMessage()).isEqualTo("Kubernetes API: connect timed out");
     }
 
+    @Test
+    void aReconcileThatFailsHalfWayLeavesTheStatusAsItWas() {
+        TbmqCluster c = create("tbmq-p2p-200k.yaml");
+        reconciler.reconcile(c, client);
+        int brokers = c.getStatus().getDesiredBrokers();
+        String partitions = c.getStatus().getPlan().getPartitions().getValue();
+
+        c.getMetadata().setGeneration(2L);
+        c.getSpec().setTargetThroughput(800_000);
+        IllegalStateException failure = new IllegalStateException("lookup of the Kafka bootstrap address failed");
+        reconciler.reachability = spec -> {
+            throw failure;
+        };
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> reconciler.reconcile(c, client)).isSameAs(failure);
+        reconciler.updateErrorStatus(c, null, failure);
+        // The error status is written from this object: it must not claim the scale step that was not finished.
+        assertThat(c.getStatus().getDesiredBrokers()).isEqualTo(brokers);
+        assertThat(c.getStatus().getPlan().getPartitions().getValue()).isEqualTo(partitions);
+        assertThat(condition(c, Conditions.DEGRADED).getMessage()).contains("lookup of the Kafka bootstrap address failed");
+
+        reconciler.reachability = spec -> java.util.List.of();
+        reconciler.reconcile(c, client);
+        assertThat(c.getStatus().getDesiredBrokers()).isGreaterThan(brokers);
+        assertThat(Integer.parseInt(c.getStatus().getPlan().getPartitions().getValue())).isGreaterThan(Integer.parseInt(partitions));
+    }
+
     private int partitions(String kafkaTopic) {
         return client.resources(KafkaTopic.class).inNamespace(NS).withName(kafkaTopic).get().getSpec().getPartitions();
     }
