@@ -206,6 +206,12 @@ class RealClusterFaultsE2E {
                     + " over " + SCALE_PAUSE_MILLIS + " ms");
         });
         reconnects.forEach((phase, n) -> report.put("connections opened again, " + phase, Integer.toString(n)));
+        // Where messages came out of order: the step they arrived in, and the first few by pair.
+        Map<String, Integer> reorderedIn = new LinkedHashMap<>();
+        pairs.forEach(p -> p.reorderedIn().forEach((phase, n) -> reorderedIn.merge(phase, n, Integer::sum)));
+        reorderedIn.forEach((phase, n) -> report.put("reordered, " + phase, Integer.toString(n)));
+        pairs.stream().flatMap(p -> p.reorderings().stream().map(r -> p.name() + ": " + r)).limit(10)
+                .forEach(r -> report.merge("reordered messages", r, (a, b) -> a + "; " + b));
         report.forEach((k, v) -> System.out.printf("e2e real cluster: %s: %s%n", k, v));
         pairs.stream().filter(p -> p.lost() > 0 || p.duplicatesWithoutDup() > 0).limit(10)
                 .forEach(p -> System.out.println("e2e real cluster, pair with a problem: " + p));

@@ -61,10 +61,14 @@ public final class ContinuousTraffic implements AutoCloseable {
      * broker acknowledging slower than the publisher's rate, or an acknowledgement that never came).
      * {@code longestPauseFrom} tells when each phase's longest pause began (to find it in the servers'
      * logs), {@code reconnectsIn} how often the pair's connections were opened again in each phase.
+     * {@code reorderedIn} counts, per phase it arrived in, each message that came after one with a
+     * higher sequence number (a first arrival, not a redelivery); {@code reorderings} names the
+     * first few: which sequence number after which, and when.
      */
     public record PairReport(String name, int qos, int acked, int lost, int duplicates, int duplicatesWithoutDup, int reordered,
             Map<String, Long> longestPauseMillis, int reconnects, List<String> lostMessages, int skippedBeats,
-            Map<String, java.time.Instant> longestPauseFrom, Map<String, Integer> reconnectsIn, Map<String, String> longestPauseDetail) {
+            Map<String, java.time.Instant> longestPauseFrom, Map<String, Integer> reconnectsIn, Map<String, String> longestPauseDetail,
+            Map<String, Integer> reorderedIn, List<String> reorderings) {
     }
 
     private final Settings settings;
@@ -154,7 +158,6 @@ public final class ContinuousTraffic implements AutoCloseable {
         final Subscriber subscriber;
         final BitSet acked = new BitSet();
         final BitSet received = new BitSet();
-        final List<Long> arrivals = new ArrayList<>();
         final Map<String, Long> longestPause = new LinkedHashMap<>();
         final Map<String, java.time.Instant> longestPauseFrom = new LinkedHashMap<>();
         /** What the publisher got acknowledged during each phase's longest pause and what ended it: where the messages waited. */
@@ -165,6 +168,10 @@ public final class ContinuousTraffic implements AutoCloseable {
         final Map<Integer, String> ackedIn = new java.util.HashMap<>();
         int duplicates;
         int duplicatesWithoutDup;
+        /** The highest sequence number that has arrived. */
+        long highest = -1;
+        final Map<String, Integer> reorderedIn = new LinkedHashMap<>();
+        final List<String> reorderings = new ArrayList<>();
         long lastArrival;
         long lastArrivalWallMillis;
 
@@ -208,7 +215,15 @@ public final class ContinuousTraffic implements AutoCloseable {
                 return;
             }
             received.set((int) seq);
-            arrivals.add(seq);
+            if (seq < highest) {
+                String arrivalPhase = phaseAt(now);
+                reorderedIn.merge(arrivalPhase, 1, Integer::sum);
+                if (reorderings.size() < 10) {
+                    reorderings.add("seq " + seq + " after " + highest + " at " + java.time.Instant.ofEpochMilli(lastArrivalWallMillis)
+                            + " during '" + arrivalPhase + "'" + (dup ? " (DUP)" : ""));
+                }
+            }
+            highest = Math.max(highest, seq);
         }
 
         synchronized int lost() {
@@ -218,14 +233,7 @@ public final class ContinuousTraffic implements AutoCloseable {
         }
 
         synchronized PairReport report() {
-            int reordered = 0;
-            long highest = -1;
-            for (long seq : arrivals) {
-                if (seq < highest) {
-                    reordered++;
-                }
-                highest = Math.max(highest, seq);
-            }
+            int reordered = reorderedIn.values().stream().mapToInt(Integer::intValue).sum();
             BitSet missing = (BitSet) acked.clone();
             missing.andNot(received);
             List<String> lostMessages = missing.stream().mapToObj(seq -> "seq " + seq + " acknowledged during '" + ackedIn.get(seq) + "'")
@@ -233,7 +241,7 @@ public final class ContinuousTraffic implements AutoCloseable {
             return new PairReport(settings.name() + "-" + index, settings.qos(), acked.cardinality(), lost(), duplicates,
                     duplicatesWithoutDup, reordered, new LinkedHashMap<>(longestPause), publisher.reconnects + subscriber.reconnects,
                     lostMessages, publisher.skippedBeats, new LinkedHashMap<>(longestPauseFrom), new LinkedHashMap<>(reconnectsIn),
-                    new LinkedHashMap<>(longestPauseDetail));
+                    new LinkedHashMap<>(longestPauseDetail), new LinkedHashMap<>(reorderedIn), List.copyOf(reorderings));
         }
     }
 
