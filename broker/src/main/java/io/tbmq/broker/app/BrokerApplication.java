@@ -69,6 +69,7 @@ public class BrokerApplication {
 
     private BrokerCore core;
     private KafkaSender sender;
+    private KafkaMessageLog messageLog;
     private KafkaBackbone kafka;
     private RedisConnector redis;
     private ApplicationSessions applications;
@@ -100,7 +101,7 @@ public class BrokerApplication {
         BrokerMetrics metrics = new BrokerMetrics(registry);
         sender = new KafkaSender(clients);
         kafka = new KafkaBackbone(config.kafka(), clients);
-        KafkaMessageLog messageLog = new KafkaMessageLog(sender, topics, metrics);
+        messageLog = new KafkaMessageLog(sender, topics, metrics, kafka.admin(), config.kafka().partitionMoveWait());
         ApplicationTopics appTopics = new ApplicationTopics(config.kafka().topicPrefix().orElse(""), kafka.admin(),
                 config.kafka().replicationFactor(), config.persistence().applicationTopicRetention());
         applications = new ApplicationSessions(clients, appTopics, config.mqtt().maxQueuedMessages(),
@@ -154,6 +155,7 @@ public class BrokerApplication {
                         new KafkaBackbone.TopicSpec(topics.downlinkBasic(node), downlinkPartitions, Map.of()),
                         new KafkaBackbone.TopicSpec(topics.downlinkPersisted(node), downlinkPartitions, Map.of())));
                 sender.warm(topics.msgAll(), topics.msgPersisted(), topics.clientSessions(), topics.retained(), topics.clusterNodes());
+                messageLog.start();
                 startupStep = "reading sessions, retained messages and nodes";
                 tails.add(new CompactedTail(clients, "nodes", topics.clusterNodes(), liveness).start());
                 tails.add(new CompactedTail(clients, "retained", topics.retained(), new RetainedFeed(core.retained())).start());
@@ -266,6 +268,9 @@ public class BrokerApplication {
         LOG.infof("node %s draining (grace %s)", config.nodeId(), grace);
         if (server != null && started) {
             server.stopAccepting();
+        }
+        if (messageLog != null) {
+            messageLog.release();
         }
         if (sender != null) {
             sender.flush();

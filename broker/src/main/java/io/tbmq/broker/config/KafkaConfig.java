@@ -107,6 +107,15 @@ public interface KafkaConfig {
     Duration consumerCommitInterval();
 
     /**
+     * When tbmq.msg.all gains partitions, how long at most a topic that moves to another partition
+     * waits for its messages in the old one to be routed, so that subscribers get the topic's
+     * messages in order (MQTT 4.6). Past it the waiting messages go on, logged. Topics that keep
+     * their partition never wait; the wait is usually the routing group's commit interval.
+     */
+    @WithDefault("10s")
+    Duration partitionMoveWait();
+
+    /**
      * A consumer (a node) silent this long leaves its group and its partitions move to other
      * nodes: the delivery pause after a node dies (6 s, Kafka's smallest by default, measured
      * 6.8 s against 12 s). A node that stops on purpose leaves at once.

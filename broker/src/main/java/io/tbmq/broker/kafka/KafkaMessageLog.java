@@ -1,34 +1,212 @@
 package io.tbmq.broker.kafka;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsOptions;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.jboss.logging.Logger;
 
 import io.tbmq.broker.metrics.BrokerMetrics;
 import io.tbmq.broker.record.PublishMessage;
 import io.tbmq.broker.record.PublishMessageCodec;
 import io.tbmq.broker.routing.MessageLog;
 
-/** {@link MessageLog} on Kafka: appends to {@code tbmq.msg.all}, key = MQTT topic (per-topic order). */
+/**
+ * {@link MessageLog} on Kafka: appends to {@code tbmq.msg.all}, key = MQTT topic (per-topic order),
+ * the partition chosen by {@link MsgAllPartitioner} so that order survives added partitions.
+ */
 public final class KafkaMessageLog implements MessageLog {
-    private final KafkaSender sender;
+    private static final Logger LOG = Logger.getLogger(KafkaMessageLog.class);
+    /**
+     * Messages of moving topics held past this go on without waiting: a bound on the memory a growth
+     * takes, half the producer's default buffer, so releasing them does not block on a full buffer.
+     */
+    static final long MAX_HELD_BYTES = 16L << 20;
+    private static final Duration REFRESH = Duration.ofSeconds(1);
+    private static final long ADVANCE_MILLIS = 100;
+    private static final int TIMEOUT_MS = 5_000;
+    private static final long WARN_EVERY_NANOS = java.util.concurrent.TimeUnit.MINUTES.toNanos(1);
+
     private final String topic;
     private final BrokerMetrics metrics;
+    private final MsgAllPartitioner partitioner;
+    private volatile boolean running = true;
+    private Thread mover;
 
-    public KafkaMessageLog(KafkaSender sender, KafkaTopics topics, BrokerMetrics metrics) {
-        this.sender = sender;
+    public KafkaMessageLog(KafkaSender sender, KafkaTopics topics, BrokerMetrics metrics, Admin admin, Duration moveWait) {
         this.topic = topics.msgAll();
         this.metrics = metrics;
+        this.partitioner = new MsgAllPartitioner(new OnKafka(sender, admin, topic, topics.msgAllGroup()), moveWait, MAX_HELD_BYTES);
+    }
+
+    /** {@link MsgAllPartitioner.Log} on the node's producer, and the routing group's committed offsets read through the admin client. */
+    static final class OnKafka implements MsgAllPartitioner.Log {
+        private final KafkaSender sender;
+        private final Admin admin;
+        private final String topic;
+        private final String group;
+
+        OnKafka(KafkaSender sender, Admin admin, String topic, String group) {
+            this.sender = sender;
+            this.admin = admin;
+            this.topic = topic;
+            this.group = group;
+        }
+
+        @Override
+        public int partitionCount() {
+            return sender.partitionCount(topic);
+        }
+
+        @Override
+        public void send(int partition, byte[] key, byte[] value, KafkaSender.Acknowledged acknowledged) {
+            sender.send(topic, partition, key, value, acknowledged);
+        }
+
+        @Override
+        public void flush() {
+            sender.flush();
+        }
+
+        @Override
+        public Map<Integer, Long> endOffsets(int partitions) {
+            Map<TopicPartition, OffsetSpec> wanted = new HashMap<>();
+            for (int p = 0; p < partitions; p++) {
+                wanted.put(new TopicPartition(topic, p), OffsetSpec.latest());
+            }
+            try {
+                Map<Integer, Long> ends = new HashMap<>();
+                admin.listOffsets(wanted, new ListOffsetsOptions().timeoutMs(TIMEOUT_MS)).all().get(TIMEOUT_MS, TimeUnit.MILLISECONDS)
+                        .forEach((tp, info) -> ends.put(tp.partition(), info.offset()));
+                return ends;
+            } catch (Exception e) {
+                throw failed("end offsets of " + topic, e);
+            }
+        }
+
+        @Override
+        public Map<Integer, Long> routedUpTo() {
+            try {
+                Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group,
+                        new ListConsumerGroupOffsetsOptions().timeoutMs(TIMEOUT_MS)).partitionsToOffsetAndMetadata()
+                        .get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+                Map<Integer, Long> routed = new HashMap<>();
+                committed.forEach((tp, offset) -> {
+                    if (offset != null && tp.topic().equals(topic)) {
+                        routed.put(tp.partition(), offset.offset());
+                    }
+                });
+                return routed;
+            } catch (Exception e) {
+                throw failed("committed offsets of " + group, e);
+            }
+        }
+
+        private static IllegalStateException failed(String what, Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            return new IllegalStateException(what + ": " + KafkaBackbone.rootMessage(e), e);
+        }
+    }
+
+    /**
+     * Learns the partition count (retrying until Kafka answers: a growth is only recognised from a
+     * known count) and from then on watches it grow; the producer sees new partitions every
+     * metadata max age.
+     */
+    public void start() {
+        long lastWarning = System.nanoTime() - WARN_EVERY_NANOS;
+        while (running) {
+            try {
+                partitioner.refresh();
+                break;
+            } catch (RuntimeException e) {
+                lastWarning = warn(lastWarning, "reading the partitions of " + topic + " failed (" + e + "); trying again");
+                if (!pause(REFRESH.toMillis())) {
+                    return;
+                }
+            }
+        }
+        mover = new Thread(() -> {
+            long warned = System.nanoTime() - WARN_EVERY_NANOS;
+            while (running) {
+                try {
+                    if (!pause(REFRESH.toMillis())) {
+                        return;
+                    }
+                    partitioner.refresh();
+                    while (running && !partitioner.advance()) {
+                        if (!pause(ADVANCE_MILLIS)) {
+                            return;
+                        }
+                    }
+                } catch (RuntimeException e) {
+                    // Kafka unreachable, say: the count stays as it was until it answers; a growth under way goes on.
+                    warned = warn(warned, "following the partitions of " + topic + " failed (" + e + "); trying again");
+                }
+            }
+        }, "tbmq-msg-all-partitions");
+        mover.setDaemon(true);
+        mover.start();
+    }
+
+    /** A node stopping: messages held for a growth go to Kafka now, before the producer is flushed. */
+    public void release() {
+        running = false;
+        if (mover != null) {
+            mover.interrupt();
+        }
+        partitioner.giveUp("the node is stopping");
+    }
+
+    private static long warn(long last, String message) {
+        long now = System.nanoTime();
+        if (now - last < WARN_EVERY_NANOS) {
+            LOG.debug(message);
+            return last;
+        }
+        LOG.warn(message);
+        return now;
+    }
+
+    private static boolean pause(long millis) {
+        try {
+            Thread.sleep(millis);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     @Override
     public CompletableFuture<Void> append(PublishMessage message) {
         long start = System.nanoTime();
-        return sender.send(topic, message.topic().getBytes(StandardCharsets.UTF_8), PublishMessageCodec.encode(message))
-                .thenRun(() -> metrics.produced(System.nanoTime() - start));
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        partitioner.send(message.topic().getBytes(StandardCharsets.UTF_8), PublishMessageCodec.encode(message), (partition, offset, error) -> {
+            if (error != null) {
+                done.completeExceptionally(error);
+            } else {
+                metrics.produced(System.nanoTime() - start);
+                done.complete(null);
+            }
+        });
+        return done;
     }
 
     @Override
     public void close() {
         // the sender is shared and closed by its owner
+        release();
     }
 }

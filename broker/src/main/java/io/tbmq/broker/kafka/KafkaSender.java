@@ -11,7 +11,11 @@ public final class KafkaSender implements AutoCloseable {
     private final Producer<byte[], byte[]> producer;
 
     public KafkaSender(KafkaClients clients) {
-        this.producer = new KafkaProducer<>(clients.producer());
+        this(new KafkaProducer<>(clients.producer()));
+    }
+
+    KafkaSender(Producer<byte[], byte[]> producer) {
+        this.producer = producer;
     }
 
     public CompletableFuture<Void> send(String topic, byte[] key, byte[] value) {
@@ -29,6 +33,27 @@ public final class KafkaSender implements AutoCloseable {
             done.completeExceptionally(e);
         }
         return done;
+    }
+
+    /** What became of one record: its partition and offset once acknowledged, or the error. */
+    public interface Acknowledged {
+        void acknowledged(int partition, long offset, Exception error);
+    }
+
+    /** Sends to {@code partition} (or, when negative, where Kafka's partitioner puts {@code key}). */
+    public void send(String topic, int partition, byte[] key, byte[] value, Acknowledged acknowledged) {
+        try {
+            producer.send(new ProducerRecord<>(topic, partition < 0 ? null : partition, key, value),
+                    (metadata, error) -> acknowledged.acknowledged(metadata == null ? partition : metadata.partition(),
+                            metadata == null ? -1 : metadata.offset(), error));
+        } catch (RuntimeException e) {
+            acknowledged.acknowledged(partition, -1, e);
+        }
+    }
+
+    /** Partitions of {@code topic} as the producer knows them now (it refreshes them every metadata max age). */
+    public int partitionCount(String topic) {
+        return producer.partitionsFor(topic).size();
     }
 
     /** Fetches the metadata of topics this node writes, so no later send waits for it. */

@@ -84,8 +84,8 @@ class ClusterRebalanceIT {
                     NewPartitions.increaseTo(9))).all().get();
         }
         ContinuousPair.awaitSeconds(12);
-        // A topic's messages may move to a new partition: order across that move is not promised.
-        assertNothingReplayed("6 -> 9 partitions of tbmq.msg.all and tbmq.msg.persisted", false);
+        // A topic that moves to a new partition waits for its old partition to be routed: its order holds.
+        assertNothingReplayed("6 -> 9 partitions of tbmq.msg.all and tbmq.msg.persisted", true);
     }
 
     @Test

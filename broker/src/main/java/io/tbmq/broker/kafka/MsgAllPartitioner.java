@@ -1,0 +1,349 @@
+package io.tbmq.broker.kafka;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
+
+import org.apache.kafka.common.utils.Utils;
+import org.jboss.logging.Logger;
+
+/**
+ * Chooses the {@code tbmq.msg.all} partition of each message, by its MQTT topic as Kafka's own
+ * partitioner would, and keeps each topic's messages in order when the topic gains partitions.
+ *
+ * <p>A scale edit adds partitions, and most topics then map to another partition. Without care a
+ * topic's next message could be routed from its new partition before its last ones leave the old
+ * one's backlog, and a subscriber would get them out of order, which MQTT does not allow for one
+ * topic from one client (§4.6). So when this node sees the count grow, a moving topic's messages
+ * wait here until the routing group has committed, in the old partition, everything written there
+ * before (the partition's end once this node's records in flight are acknowledged); then they
+ * follow to the new partition, in the order they came. Topics that keep their partition never
+ * wait. The wait is bounded ({@code maxHold}, {@code maxHeldBytes}): past it, messages go on and
+ * order across the move is not kept for the topics still waiting (logged).
+ *
+ * <p>Each node moves when its own producer sees the new count, up to its metadata max age after
+ * another node did. A client that publishes to one node and, in those seconds, reconnects to
+ * another that moved already can still have a message routed before its previous one.
+ */
+public final class MsgAllPartitioner {
+    private static final Logger LOG = Logger.getLogger(MsgAllPartitioner.class);
+
+    /** The topic's producer and the routing group's progress; a seam so the ordering can be tested without Kafka. */
+    public interface Log {
+        /** Partitions the producer knows now. */
+        int partitionCount();
+
+        /** Sends to {@code partition}; a negative one means Kafka's own choice by key. */
+        void send(int partition, byte[] key, byte[] value, KafkaSender.Acknowledged acknowledged);
+
+        /** Returns when every record sent so far is acknowledged (or failed). */
+        void flush();
+
+        /** The end offset of each of the first {@code partitions} partitions. */
+        Map<Integer, Long> endOffsets(int partitions);
+
+        /** Per partition, the offset the routing group has routed up to (its committed offset; missing: 0). */
+        Map<Integer, Long> routedUpTo();
+    }
+
+    /** How messages are spread now; replaced, never changed, so a sender sees one whole mapping. */
+    private static final class Mapping {
+        /** 0 until the count is first known: Kafka's partitioner then places messages, by the same rule. */
+        final int count;
+        /** While topics move to the partitions of a growth, or null. */
+        final Growth growth;
+        /** Senders between choosing a partition by this mapping and handing the record to the producer. */
+        final AtomicInteger sending = new AtomicInteger();
+
+        Mapping(int count, Growth growth) {
+            this.count = count;
+            this.growth = growth;
+        }
+    }
+
+    private record Held(int partition, int from, byte[] key, byte[] value, KafkaSender.Acknowledged acknowledged) {
+        long bytes() {
+            return (long) key.length + value.length;
+        }
+    }
+
+    /**
+     * One growth of the count. An old partition is waiting (its moving topics' messages are held),
+     * then releasing (its held messages are being sent; newer ones still queue behind them), then
+     * ready (its topics' messages go straight to their new partitions).
+     */
+    private static final class Growth {
+        final int from;
+        final int to;
+        final long deadline;
+        /** Per old partition, the offset the routing group must have committed; null until known. */
+        long[] mustRouteTo;
+        final boolean[] releasing;
+        final boolean[] ready;
+        final ArrayDeque<Held> held = new ArrayDeque<>();
+        long heldBytes;
+        /** Why the wait ended early, or null. */
+        String givenUp;
+
+        Growth(int from, int to, long deadline) {
+            this.from = from;
+            this.to = to;
+            this.deadline = deadline;
+            this.releasing = new boolean[from];
+            this.ready = new boolean[from];
+        }
+    }
+
+    private final Log log;
+    private final long maxHoldNanos;
+    private final long maxHeldBytes;
+    private final LongSupplier nanoTime;
+    /** This node's last acknowledged offset per partition; written by the producer's I/O thread. */
+    private final Map<Integer, AtomicLong> lastAcknowledged = new ConcurrentHashMap<>();
+    /** One thread releases at a time, so held messages go to the producer in their order. */
+    private final Object releasing = new Object();
+    private volatile Mapping mapping = new Mapping(0, null);
+
+    public MsgAllPartitioner(Log log, java.time.Duration maxHold, long maxHeldBytes) {
+        this(log, maxHold, maxHeldBytes, System::nanoTime);
+    }
+
+    MsgAllPartitioner(Log log, java.time.Duration maxHold, long maxHeldBytes, LongSupplier nanoTime) {
+        this.log = log;
+        this.maxHoldNanos = maxHold.toNanos();
+        this.maxHeldBytes = maxHeldBytes;
+        this.nanoTime = nanoTime;
+    }
+
+    /** Kafka's rule for a keyed record, so placing records ourselves changes nothing while the count stays. */
+    static int partition(byte[] key, int count) {
+        return Utils.toPositive(Utils.murmur2(key)) % count;
+    }
+
+    /** Sends {@code value} under {@code key} (the MQTT topic), now or once the key's old partition is routed. */
+    public void send(byte[] key, byte[] value, KafkaSender.Acknowledged acknowledged) {
+        Mapping m;
+        while (true) {
+            m = mapping;
+            m.sending.incrementAndGet();
+            if (mapping == m) {
+                break;
+            }
+            m.sending.decrementAndGet();
+        }
+        try {
+            int partition = m.count == 0 ? -1 : partition(key, m.count);
+            Growth g = m.growth;
+            if (g != null) {
+                int from = partition(key, g.from);
+                if (from != partition && hold(g, new Held(partition, from, key, value, acknowledged))) {
+                    return;
+                }
+            }
+            sendNow(partition, key, value, acknowledged);
+        } finally {
+            m.sending.decrementAndGet();
+        }
+    }
+
+    private void sendNow(int partition, byte[] key, byte[] value, KafkaSender.Acknowledged acknowledged) {
+        log.send(partition, key, value, (p, offset, error) -> {
+            if (error == null) {
+                AtomicLong last = lastAcknowledged.computeIfAbsent(p, x -> new AtomicLong(-1));
+                if (offset > last.get()) {
+                    last.set(offset);
+                }
+            }
+            acknowledged.acknowledged(p, offset, error);
+        });
+    }
+
+    /** Queues a moving topic's message unless its old partition is ready; false if it may go now. */
+    private boolean hold(Growth g, Held message) {
+        synchronized (g) {
+            if (g.ready[message.from()]) {
+                return false;
+            }
+            g.held.add(message);
+            g.heldBytes += message.bytes();
+            if (g.heldBytes > maxHeldBytes) {
+                // Released by the next advance(), within a tenth of a second.
+                g.givenUp = "past " + maxHeldBytes + " bytes";
+            }
+            return true;
+        }
+    }
+
+    /** Messages waiting for their old partition (for tests). */
+    int held() {
+        Growth g = mapping.growth;
+        if (g == null) {
+            return 0;
+        }
+        synchronized (g) {
+            return g.held.size();
+        }
+    }
+
+    /** Whether topics are moving to new partitions now. */
+    public boolean moving() {
+        return mapping.growth != null;
+    }
+
+    /**
+     * Reads the partition count and starts moving topics if it grew: blocks until this node's
+     * records in flight are acknowledged, then reads where the old partitions end. On one thread,
+     * with {@link #advance}.
+     */
+    public void refresh() {
+        Mapping m = mapping;
+        if (m.growth != null) {
+            return;
+        }
+        int count = log.partitionCount();
+        if (count == m.count) {
+            return;
+        }
+        if (m.count == 0 || count < m.count) {
+            // The first count (Kafka placed the messages before by the same rule), or a topic made again smaller.
+            mapping = new Mapping(count, null);
+            awaitSenders(m);
+            return;
+        }
+        Growth g = new Growth(m.count, count, nanoTime.getAsLong() + maxHoldNanos);
+        mapping = new Mapping(count, g);
+        LOG.infof("tbmq.msg.all grew from %d to %d partitions: topics that move wait until their old partition is routed (at most %d ms)",
+                g.from, g.to, maxHoldNanos / 1_000_000);
+        // Senders that chose an old partition still hand their records over; theirs count as before the growth.
+        awaitSenders(m);
+        long[] mustRouteTo = new long[g.from];
+        try {
+            log.flush();
+            for (int p = 0; p < g.from; p++) {
+                AtomicLong last = lastAcknowledged.get(p);
+                mustRouteTo[p] = last == null ? 0 : last.get() + 1;
+            }
+            // The end covers also records whose outcome this node does not know (timed out, perhaps written).
+            log.endOffsets(g.from).forEach((p, end) -> {
+                if (p < mustRouteTo.length && end > mustRouteTo[p]) {
+                    mustRouteTo[p] = end;
+                }
+            });
+        } catch (RuntimeException e) {
+            LOG.warnf("tbmq.msg.all grew from %d to %d partitions, but where its old partitions end could not be read (%s): "
+                    + "moving topics wait for this node's acknowledged records only", g.from, g.to, e.toString());
+        }
+        synchronized (g) {
+            g.mustRouteTo = mustRouteTo;
+        }
+    }
+
+    /**
+     * Lets the topics whose old partition the routing group has passed go on; returns true when no
+     * topic waits any more. On the thread of {@link #refresh}, or any thread giving up ({@link #giveUp}).
+     */
+    public boolean advance() {
+        synchronized (releasing) {
+            Mapping m = mapping;
+            Growth g = m.growth;
+            if (g == null) {
+                return true;
+            }
+            boolean giveUp;
+            synchronized (g) {
+                if (g.givenUp == null && nanoTime.getAsLong() - g.deadline > 0) {
+                    g.givenUp = (maxHoldNanos / 1_000_000) + " ms, the longest wait";
+                }
+                giveUp = g.givenUp != null;
+                if (g.mustRouteTo == null && !giveUp) {
+                    return false;
+                }
+            }
+            Map<Integer, Long> routed = Map.of();
+            if (!giveUp) {
+                try {
+                    routed = log.routedUpTo();
+                } catch (RuntimeException e) {
+                    LOG.debugf("reading where tbmq.msg.all is routed up to failed (%s); asking again", e.toString());
+                }
+            }
+            int released = 0;
+            synchronized (g) {
+                for (int p = 0; p < g.from; p++) {
+                    if (!g.ready[p] && (giveUp || routed.getOrDefault(p, 0L) >= g.mustRouteTo[p])) {
+                        g.releasing[p] = true;
+                    }
+                }
+                if (giveUp && !g.held.isEmpty()) {
+                    LOG.warnf("tbmq.msg.all grew from %d to %d partitions: %d messages of topics that moved waited (%s); they go on, and "
+                            + "a subscriber may get those topics' messages out of order once", g.from, g.to, g.held.size(), g.givenUp);
+                }
+            }
+            // Sent outside the lock (the producer may block while its buffer is full); newer messages queue behind.
+            while (true) {
+                List<Held> batch = new ArrayList<>();
+                boolean done;
+                synchronized (g) {
+                    for (Iterator<Held> it = g.held.iterator(); it.hasNext();) {
+                        Held h = it.next();
+                        if (g.releasing[h.from()]) {
+                            it.remove();
+                            g.heldBytes -= h.bytes();
+                            batch.add(h);
+                        }
+                    }
+                    if (batch.isEmpty()) {
+                        done = true;
+                        for (int p = 0; p < g.from; p++) {
+                            if (g.releasing[p]) {
+                                g.ready[p] = true;
+                                g.releasing[p] = false;
+                            }
+                            done &= g.ready[p];
+                        }
+                        if (!done) {
+                            return false;
+                        }
+                    }
+                }
+                if (batch.isEmpty()) {
+                    break;
+                }
+                for (Held h : batch) {
+                    sendNow(h.partition(), h.key(), h.value(), h.acknowledged());
+                }
+                released += batch.size();
+            }
+            mapping = new Mapping(g.to, null);
+            // A sender still on the growth's mapping hands its record over before any later growth looks at the ends.
+            awaitSenders(m);
+            LOG.infof("tbmq.msg.all: every topic is on its partition of %d now (%d held messages sent in the last step)", g.to, released);
+            return true;
+        }
+    }
+
+    /** Stops waiting: every held message goes on now, in order (a node shutting down). */
+    public void giveUp(String why) {
+        Growth g = mapping.growth;
+        if (g == null) {
+            return;
+        }
+        synchronized (g) {
+            g.givenUp = why;
+        }
+        advance();
+    }
+
+    private static void awaitSenders(Mapping m) {
+        while (m.sending.get() > 0 && !Thread.currentThread().isInterrupted()) {
+            LockSupport.parkNanos(100_000);
+        }
+    }
+}

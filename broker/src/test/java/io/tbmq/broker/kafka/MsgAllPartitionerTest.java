@@ -1,0 +1,349 @@
+package io.tbmq.broker.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.apache.kafka.clients.producer.internals.BuiltInPartitioner;
+import org.junit.jupiter.api.Test;
+
+class MsgAllPartitionerTest {
+
+    /** A log that acknowledges every send at once, numbering each partition's records from 0. */
+    static final class FakeLog implements MsgAllPartitioner.Log {
+        record Sent(int partition, String topic, String value) {
+        }
+
+        int count;
+        final List<Sent> sent = new ArrayList<>();
+        final Map<Integer, Long> next = new HashMap<>();
+        Map<Integer, Long> routed = new HashMap<>();
+        RuntimeException routedFails;
+
+        @Override
+        public int partitionCount() {
+            return count;
+        }
+
+        @Override
+        public void send(int partition, byte[] key, byte[] value, KafkaSender.Acknowledged acknowledged) {
+            int p = partition < 0 ? BuiltInPartitioner.partitionForKey(key, count) : partition;
+            sent.add(new Sent(partition, new String(key, StandardCharsets.UTF_8), new String(value, StandardCharsets.UTF_8)));
+            long offset = next.merge(p, 1L, Long::sum) - 1;
+            acknowledged.acknowledged(p, offset, null);
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public Map<Integer, Long> endOffsets(int partitions) {
+            return Map.copyOf(next);
+        }
+
+        @Override
+        public Map<Integer, Long> routedUpTo() {
+            if (routedFails != null) {
+                throw routedFails;
+            }
+            return routed;
+        }
+
+        List<String> values(String topic) {
+            return sent.stream().filter(s -> s.topic().equals(topic)).map(Sent::value).toList();
+        }
+    }
+
+    final FakeLog log = new FakeLog();
+    final AtomicLong now = new AtomicLong();
+    final MsgAllPartitioner partitioner = new MsgAllPartitioner(log, Duration.ofSeconds(10), 1_000, now::get);
+    final List<String> acknowledged = new ArrayList<>();
+
+    void send(String topic, String value) {
+        partitioner.send(topic.getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8),
+                (p, offset, error) -> acknowledged.add(value));
+    }
+
+    static int partition(String topic, int count) {
+        return BuiltInPartitioner.partitionForKey(topic.getBytes(StandardCharsets.UTF_8), count);
+    }
+
+    /** A topic that keeps (or, with {@code moves}, changes) its partition when 2 partitions become 4. */
+    static String topic(boolean moves, int from) {
+        for (int i = 0;; i++) {
+            String t = "sensors/" + i;
+            if (partition(t, 2) == from && (partition(t, 4) != from) == moves) {
+                return t;
+            }
+        }
+    }
+
+    @Test
+    void placesEachMessageWhereKafkasOwnPartitionerWould() {
+        log.count = 2;
+        send("a/b", "before the count is known");
+        partitioner.refresh();
+        for (int i = 0; i < 50; i++) {
+            send("sensors/" + i, "m" + i);
+        }
+        assertThat(log.sent.get(0).partition()).as("Kafka's choice until the count is known").isEqualTo(-1);
+        for (int i = 0; i < 50; i++) {
+            assertThat(log.sent.get(i + 1).partition()).isEqualTo(partition("sensors/" + i, 2));
+        }
+        assertThat(partitioner.moving()).isFalse();
+    }
+
+    @Test
+    void aMovingTopicWaitsUntilItsOldPartitionIsRoutedThenFollowsInOrder() {
+        log.count = 2;
+        partitioner.refresh();
+        String moving = topic(true, 0);
+        String staying = topic(false, 0);
+        send(moving, "1");
+        send(moving, "2");
+        log.count = 4;
+        partitioner.refresh();
+        assertThat(partitioner.moving()).isTrue();
+        send(moving, "3");
+        send(staying, "s");
+        send(moving, "4");
+        assertThat(log.values(moving)).as("held while partition 0 is not routed past message 2").containsExactly("1", "2");
+        assertThat(log.values(staying)).as("a topic that keeps its partition never waits").containsExactly("s");
+        assertThat(acknowledged).doesNotContain("3", "4");
+
+        log.routed = Map.of(0, 1L); // message 2 (offset 1) not yet routed
+        assertThat(partitioner.advance()).isFalse();
+        assertThat(partitioner.held()).isEqualTo(2);
+
+        log.routed = Map.of(0, 3L); // past message 2 and the staying topic's message
+        assertThat(partitioner.advance()).as("every old partition routed far enough").isTrue();
+        send(moving, "5");
+        assertThat(log.values(moving)).containsExactly("1", "2", "3", "4", "5");
+        int to = partition(moving, 4);
+        assertThat(log.sent.stream().filter(s -> s.topic().equals(moving)).skip(2).map(FakeLog.Sent::partition))
+                .as("3, 4 and 5 on the topic's new partition").containsOnly(to);
+        assertThat(acknowledged).containsSubsequence("3", "4", "5");
+        assertThat(partitioner.moving()).isFalse();
+    }
+
+    @Test
+    void aTopicWhoseOldPartitionHadNothingFromThisNodeMovesAtTheFirstLook() {
+        log.count = 2;
+        partitioner.refresh();
+        String moving = topic(true, 1);
+        log.count = 4;
+        partitioner.refresh();
+        send(moving, "1");
+        assertThat(partitioner.held()).isEqualTo(1);
+        assertThat(partitioner.advance()).isTrue();
+        assertThat(log.sent).extracting(FakeLog.Sent::partition).containsExactly(partition(moving, 4));
+    }
+
+    @Test
+    void pastTheWaitTheHeldMessagesGoOnInOrder() {
+        log.count = 2;
+        partitioner.refresh();
+        String moving = topic(true, 0);
+        send(moving, "1");
+        log.count = 4;
+        partitioner.refresh();
+        send(moving, "2");
+        send(moving, "3");
+        log.routedFails = new IllegalStateException("coordinator not available");
+        assertThat(partitioner.advance()).as("no answer: still waiting").isFalse();
+        now.addAndGet(Duration.ofSeconds(11).toNanos());
+        assertThat(partitioner.advance()).isTrue();
+        assertThat(log.values(moving)).containsExactly("1", "2", "3");
+        assertThat(acknowledged).containsExactly("1", "2", "3");
+    }
+
+    @Test
+    void pastTheMemoryBoundTheHeldMessagesGoOnAtTheNextLook() {
+        log.count = 2;
+        partitioner.refresh();
+        String moving = topic(true, 0);
+        send(moving, "first");
+        log.count = 4;
+        partitioner.refresh();
+        String big = "x".repeat(600);
+        send(moving, big);
+        assertThat(partitioner.advance()).isFalse();
+        send(moving, big);
+        assertThat(partitioner.held()).isEqualTo(2);
+        assertThat(partitioner.advance()).as("1,200 bytes held, past the bound of 1,000").isTrue();
+        assertThat(log.values(moving)).containsExactly("first", big, big);
+    }
+
+    @Test
+    void aSmallerCountIsTakenAsItIs() {
+        log.count = 4;
+        partitioner.refresh();
+        log.count = 2;
+        partitioner.refresh();
+        assertThat(partitioner.moving()).isFalse();
+        send("a/b", "m");
+        assertThat(log.sent.get(0).partition()).isEqualTo(partition("a/b", 2));
+    }
+
+    @Test
+    void aNodeStoppingSendsWhatIsHeldInOrder() {
+        log.count = 2;
+        partitioner.refresh();
+        String moving = topic(true, 0);
+        send(moving, "1");
+        log.count = 4;
+        partitioner.refresh();
+        send(moving, "2");
+        send(moving, "3");
+        partitioner.giveUp("the node is stopping");
+        assertThat(partitioner.moving()).isFalse();
+        assertThat(log.values(moving)).containsExactly("1", "2", "3");
+        send(moving, "4");
+        assertThat(acknowledged).containsExactly("1", "2", "3", "4");
+    }
+
+    /**
+     * Publishers on four threads, the count growing twice while they publish, and a router that
+     * reads the partitions at uneven speeds and commits what it read: every topic's messages are
+     * routed in the order they were published.
+     */
+    @Test
+    void underConcurrentPublishersAndAnUnevenRouterEveryTopicIsRoutedInOrder() throws Exception {
+        ConcurrentLog kafka = new ConcurrentLog();
+        MsgAllPartitioner p = new MsgAllPartitioner(kafka, Duration.ofSeconds(30), 1L << 30);
+        kafka.count = 2;
+        p.refresh();
+        java.util.concurrent.atomic.AtomicBoolean publishing = new java.util.concurrent.atomic.AtomicBoolean(true);
+        List<Thread> publishers = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            int thread = t;
+            publishers.add(Thread.ofPlatform().start(() -> {
+                long[] seq = new long[8];
+                java.util.Random random = new java.util.Random(thread);
+                while (publishing.get()) {
+                    int topic = random.nextInt(8);
+                    String name = "t" + thread + "/" + topic;
+                    p.send(name.getBytes(StandardCharsets.UTF_8), Long.toString(seq[topic]++).getBytes(StandardCharsets.UTF_8),
+                            (x, offset, error) -> {
+                            });
+                    if (random.nextInt(64) == 0) {
+                        Thread.yield();
+                    }
+                }
+            }));
+        }
+        Thread router = Thread.ofPlatform().start(kafka::route);
+        for (int growth : new int[] {5, 11}) {
+            Thread.sleep(50);
+            kafka.count = growth;
+            p.refresh();
+            while (!p.advance()) {
+                Thread.sleep(1);
+            }
+        }
+        Thread.sleep(50);
+        publishing.set(false);
+        for (Thread t : publishers) {
+            t.join();
+        }
+        kafka.stop(router);
+        assertThat(kafka.routed).as("messages routed").isGreaterThan(1_000);
+        assertThat(kafka.outOfOrder).as("routed before an earlier message of its topic").isEmpty();
+    }
+
+    /** Partitions in memory, acknowledged at once, and a router that reads them unevenly and commits. */
+    static final class ConcurrentLog implements MsgAllPartitioner.Log {
+        volatile int count;
+        final Map<Integer, List<String[]>> partitions = new java.util.concurrent.ConcurrentHashMap<>();
+        final Map<Integer, Long> committed = new java.util.concurrent.ConcurrentHashMap<>();
+        final Map<String, Long> lastRouted = new HashMap<>();
+        final List<String> outOfOrder = new java.util.concurrent.CopyOnWriteArrayList<>();
+        volatile boolean stopping;
+        long routed;
+
+        @Override
+        public int partitionCount() {
+            return count;
+        }
+
+        @Override
+        public void send(int partition, byte[] key, byte[] value, KafkaSender.Acknowledged acknowledged) {
+            List<String[]> records = partitions.computeIfAbsent(partition, x -> new ArrayList<>());
+            long offset;
+            synchronized (records) {
+                records.add(new String[] {new String(key, StandardCharsets.UTF_8), new String(value, StandardCharsets.UTF_8)});
+                offset = records.size() - 1;
+            }
+            acknowledged.acknowledged(partition, offset, null);
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public Map<Integer, Long> endOffsets(int n) {
+            Map<Integer, Long> ends = new HashMap<>();
+            partitions.forEach((p, records) -> {
+                synchronized (records) {
+                    ends.put(p, (long) records.size());
+                }
+            });
+            return ends;
+        }
+
+        @Override
+        public Map<Integer, Long> routedUpTo() {
+            return Map.copyOf(committed);
+        }
+
+        /** Reads one partition at a time, a random one, a random number of records: partitions fall behind each other. */
+        void route() {
+            java.util.Random random = new java.util.Random(7);
+            while (!stopping || behind()) {
+                Integer[] ps = partitions.keySet().toArray(Integer[]::new);
+                if (ps.length == 0) {
+                    Thread.onSpinWait();
+                    continue;
+                }
+                int p = ps[random.nextInt(ps.length)];
+                List<String[]> records = partitions.get(p);
+                long from = committed.getOrDefault(p, 0L);
+                long to;
+                synchronized (records) {
+                    to = Math.min(records.size(), from + random.nextInt(20));
+                    for (long o = from; o < to; o++) {
+                        String[] r = records.get((int) o);
+                        long seq = Long.parseLong(r[1]);
+                        Long last = lastRouted.put(r[0], seq);
+                        if (last != null && seq < last) {
+                            outOfOrder.add(r[0] + ": " + seq + " after " + last);
+                        }
+                        routed++;
+                    }
+                }
+                committed.put(p, to);
+            }
+        }
+
+        private boolean behind() {
+            return partitions.entrySet().stream().anyMatch(e -> {
+                synchronized (e.getValue()) {
+                    return committed.getOrDefault(e.getKey(), 0L) < e.getValue().size();
+                }
+            });
+        }
+
+        void stop(Thread router) throws InterruptedException {
+            stopping = true;
+            router.join(30_000);
+        }
+    }
+}
