@@ -155,6 +155,7 @@ public class BrokerApplication {
                         new KafkaBackbone.TopicSpec(topics.downlinkBasic(node), downlinkPartitions, Map.of()),
                         new KafkaBackbone.TopicSpec(topics.downlinkPersisted(node), downlinkPartitions, Map.of())));
                 sender.warm(topics.msgAll(), topics.msgPersisted(), topics.clientSessions(), topics.retained(), topics.clusterNodes());
+                startupStep = "reading the partitions of tbmq.msg.all";
                 messageLog.start();
                 startupStep = "reading sessions, retained messages and nodes";
                 tails.add(new CompactedTail(clients, "nodes", topics.clusterNodes(), liveness).start());

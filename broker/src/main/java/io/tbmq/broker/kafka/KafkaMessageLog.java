@@ -28,7 +28,7 @@ public final class KafkaMessageLog implements MessageLog {
     private static final Logger LOG = Logger.getLogger(KafkaMessageLog.class);
     /**
      * Messages of moving topics held past this go on without waiting: a bound on the memory a growth
-     * takes, half the producer's default buffer, so releasing them does not block on a full buffer.
+     * takes, half the producer's default buffer (their release, like any send, waits while the buffer is full).
      */
     static final long MAX_HELD_BYTES = 16L << 20;
     private static final Duration REFRESH = Duration.ofSeconds(1);
@@ -40,7 +40,6 @@ public final class KafkaMessageLog implements MessageLog {
     private final BrokerMetrics metrics;
     private final MsgAllPartitioner partitioner;
     private volatile boolean running = true;
-    private Thread mover;
 
     public KafkaMessageLog(KafkaSender sender, KafkaTopics topics, BrokerMetrics metrics, Admin admin, Duration moveWait) {
         this.topic = topics.msgAll();
@@ -120,53 +119,57 @@ public final class KafkaMessageLog implements MessageLog {
     }
 
     /**
-     * Learns the partition count (retrying until Kafka answers: a growth is only recognised from a
-     * known count) and from then on watches it grow; the producer sees new partitions every
-     * metadata max age.
+     * Learns the partition count (retrying until Kafka answers, as provisioning does: a growth is
+     * only recognised from a known count) and from then on follows it; the producer sees new
+     * partitions every metadata max age.
      */
     public void start() {
-        long lastWarning = System.nanoTime() - WARN_EVERY_NANOS;
+        long warned = System.nanoTime() - WARN_EVERY_NANOS;
         while (running) {
             try {
                 partitioner.refresh();
                 break;
             } catch (RuntimeException e) {
-                lastWarning = warn(lastWarning, "reading the partitions of " + topic + " failed (" + e + "); trying again");
-                if (!pause(REFRESH.toMillis())) {
-                    return;
-                }
+                warned = warn(warned, "reading the partitions of " + topic + " failed (" + e + "); trying again");
+                pause(REFRESH.toMillis());
             }
         }
-        mover = new Thread(() -> {
-            long warned = System.nanoTime() - WARN_EVERY_NANOS;
+        if (!running) {
+            return;
+        }
+        Thread mover = new Thread(this::follow, "tbmq-msg-all-partitions");
+        mover.setDaemon(true);
+        mover.start();
+    }
+
+    private void follow() {
+        long warned = System.nanoTime() - WARN_EVERY_NANOS;
+        try {
             while (running) {
                 try {
-                    if (!pause(REFRESH.toMillis())) {
-                        return;
-                    }
+                    pause(REFRESH.toMillis());
                     partitioner.refresh();
                     while (running && !partitioner.advance()) {
-                        if (!pause(ADVANCE_MILLIS)) {
-                            return;
-                        }
+                        pause(ADVANCE_MILLIS);
                     }
                 } catch (RuntimeException e) {
-                    // Kafka unreachable, say: the count stays as it was until it answers; a growth under way goes on.
+                    // Kafka unreachable, say: the count stays as it was until it answers; a growth under way keeps its bounds.
                     warned = warn(warned, "following the partitions of " + topic + " failed (" + e + "); trying again");
                 }
             }
-        }, "tbmq-msg-all-partitions");
-        mover.setDaemon(true);
-        mover.start();
+        } catch (Error e) {
+            LOG.errorf(e, "following the partitions of %s stopped: a topic moving to a new partition no longer waits for its old one", topic);
+            throw e;
+        } finally {
+            // Nothing held may outlive this thread: it alone would have released it.
+            partitioner.stop(running ? "the thread following the partitions stopped" : "the node is stopping");
+        }
     }
 
     /** A node stopping: messages held for a growth go to Kafka now, before the producer is flushed. */
     public void release() {
         running = false;
-        if (mover != null) {
-            mover.interrupt();
-        }
-        partitioner.giveUp("the node is stopping");
+        partitioner.stop("the node is stopping");
     }
 
     private static long warn(long last, String message) {
@@ -179,13 +182,11 @@ public final class KafkaMessageLog implements MessageLog {
         return now;
     }
 
-    private static boolean pause(long millis) {
+    private static void pause(long millis) {
         try {
             Thread.sleep(millis);
-            return true;
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
+            // Not a way to stop these loops (running is): kept clear so the next pause still pauses.
         }
     }
 

@@ -1,11 +1,10 @@
 package io.tbmq.broker.kafka;
 
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Iterator;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -76,8 +75,8 @@ public final class MsgAllPartitioner {
 
     /**
      * One growth of the count. An old partition is waiting (its moving topics' messages are held),
-     * then releasing (its held messages are being sent; newer ones still queue behind them), then
-     * ready (its topics' messages go straight to their new partitions).
+     * then ready (its held messages were sent, and its topics' messages go straight to their new
+     * partitions).
      */
     private static final class Growth {
         final int from;
@@ -85,7 +84,6 @@ public final class MsgAllPartitioner {
         final long deadline;
         /** Per old partition, the offset the routing group must have committed; null until known. */
         long[] mustRouteTo;
-        final boolean[] releasing;
         final boolean[] ready;
         final ArrayDeque<Held> held = new ArrayDeque<>();
         long heldBytes;
@@ -96,7 +94,6 @@ public final class MsgAllPartitioner {
             this.from = from;
             this.to = to;
             this.deadline = deadline;
-            this.releasing = new boolean[from];
             this.ready = new boolean[from];
         }
     }
@@ -105,21 +102,27 @@ public final class MsgAllPartitioner {
     private final long maxHoldNanos;
     private final long maxHeldBytes;
     private final LongSupplier nanoTime;
-    /** This node's last acknowledged offset per partition; written by the producer's I/O thread. */
+    /** This node's last acknowledged offset per partition (the producer's I/O thread writes it). */
     private final Map<Integer, AtomicLong> lastAcknowledged = new ConcurrentHashMap<>();
-    /** One thread releases at a time, so held messages go to the producer in their order. */
-    private final Object releasing = new Object();
+    /** Where a growth's old partitions end is read (it waits for Kafka): not on the thread that enforces the bounds. */
+    private final Executor snapshots;
+    /** Serialises growths, their release, and stopping. */
+    private final Object moves = new Object();
+    /** Set when the node stops (or the thread following the count does): no growth is held any more. */
+    private boolean stopped;
     private volatile Mapping mapping = new Mapping(0, null);
 
     public MsgAllPartitioner(Log log, java.time.Duration maxHold, long maxHeldBytes) {
-        this(log, maxHold, maxHeldBytes, System::nanoTime);
+        this(log, maxHold, maxHeldBytes, System::nanoTime,
+                task -> Thread.ofPlatform().daemon().name("tbmq-msg-all-growth").start(task));
     }
 
-    MsgAllPartitioner(Log log, java.time.Duration maxHold, long maxHeldBytes, LongSupplier nanoTime) {
+    MsgAllPartitioner(Log log, java.time.Duration maxHold, long maxHeldBytes, LongSupplier nanoTime, Executor snapshots) {
         this.log = log;
         this.maxHoldNanos = maxHold.toNanos();
         this.maxHeldBytes = maxHeldBytes;
         this.nanoTime = nanoTime;
+        this.snapshots = snapshots;
     }
 
     /** Kafka's rule for a keyed record, so placing records ourselves changes nothing while the count stays. */
@@ -156,10 +159,7 @@ public final class MsgAllPartitioner {
     private void sendNow(int partition, byte[] key, byte[] value, KafkaSender.Acknowledged acknowledged) {
         log.send(partition, key, value, (p, offset, error) -> {
             if (error == null) {
-                AtomicLong last = lastAcknowledged.computeIfAbsent(p, x -> new AtomicLong(-1));
-                if (offset > last.get()) {
-                    last.set(offset);
-                }
+                lastAcknowledged.computeIfAbsent(p, x -> new AtomicLong(-1)).accumulateAndGet(offset, Math::max);
             }
             acknowledged.acknowledged(p, offset, error);
         });
@@ -198,33 +198,41 @@ public final class MsgAllPartitioner {
     }
 
     /**
-     * Reads the partition count and starts moving topics if it grew: blocks until this node's
-     * records in flight are acknowledged, then reads where the old partitions end. On one thread,
-     * with {@link #advance}.
+     * Reads the partition count and starts moving topics if it grew. Where the old partitions end
+     * is read on another thread ({@code snapshots}), since it waits for Kafka; meanwhile
+     * {@link #advance} still ends the wait at its bounds. On one thread, with {@link #advance}.
      */
     public void refresh() {
-        Mapping m = mapping;
-        if (m.growth != null) {
+        if (mapping.growth != null) {
             return;
         }
+        // Read before taking the lock: it can wait for Kafka's metadata, and stopping must not.
         int count = log.partitionCount();
-        if (count == m.count) {
-            return;
+        synchronized (moves) {
+            Mapping m = mapping;
+            if (m.growth != null || count == m.count) {
+                return;
+            }
+            if (stopped || m.count == 0 || count < m.count) {
+                // The first count (Kafka placed the messages before by the same rule), a topic made again
+                // smaller, or nothing held any more.
+                mapping = new Mapping(count, null);
+                return;
+            }
+            Growth g = new Growth(m.count, count, nanoTime.getAsLong() + maxHoldNanos);
+            mapping = new Mapping(count, g);
+            LOG.infof("tbmq.msg.all grew from %d to %d partitions: topics that move wait until their old partition is routed "
+                    + "(at most %d ms)", g.from, g.to, maxHoldNanos / 1_000_000);
+            snapshots.execute(() -> snapshot(m, g));
         }
-        if (m.count == 0 || count < m.count) {
-            // The first count (Kafka placed the messages before by the same rule), or a topic made again smaller.
-            mapping = new Mapping(count, null);
-            awaitSenders(m);
-            return;
-        }
-        Growth g = new Growth(m.count, count, nanoTime.getAsLong() + maxHoldNanos);
-        mapping = new Mapping(count, g);
-        LOG.infof("tbmq.msg.all grew from %d to %d partitions: topics that move wait until their old partition is routed (at most %d ms)",
-                g.from, g.to, maxHoldNanos / 1_000_000);
-        // Senders that chose an old partition still hand their records over; theirs count as before the growth.
-        awaitSenders(m);
+    }
+
+    /** What the routing group must have committed in each old partition before its moving topics go on. */
+    private void snapshot(Mapping before, Growth g) {
         long[] mustRouteTo = new long[g.from];
         try {
+            // Senders that chose an old partition still hand their records over; theirs count as before the growth.
+            awaitSenders(before);
             log.flush();
             for (int p = 0; p < g.from; p++) {
                 AtomicLong last = lastAcknowledged.get(p);
@@ -247,10 +255,12 @@ public final class MsgAllPartitioner {
 
     /**
      * Lets the topics whose old partition the routing group has passed go on; returns true when no
-     * topic waits any more. On the thread of {@link #refresh}, or any thread giving up ({@link #giveUp}).
+     * topic waits any more. Their held messages are sent in order under the growth's lock, so a
+     * newer message of theirs cannot pass them; their publishers wait meanwhile, as they would
+     * for a full producer buffer.
      */
     public boolean advance() {
-        synchronized (releasing) {
+        synchronized (moves) {
             Mapping m = mapping;
             Growth g = m.growth;
             if (g == null) {
@@ -276,69 +286,64 @@ public final class MsgAllPartitioner {
             }
             int released = 0;
             synchronized (g) {
+                boolean all = true;
                 for (int p = 0; p < g.from; p++) {
                     if (!g.ready[p] && (giveUp || routed.getOrDefault(p, 0L) >= g.mustRouteTo[p])) {
-                        g.releasing[p] = true;
+                        g.ready[p] = true;
                     }
+                    all &= g.ready[p];
                 }
                 if (giveUp && !g.held.isEmpty()) {
-                    LOG.warnf("tbmq.msg.all grew from %d to %d partitions: %d messages of topics that moved waited (%s); they go on, and "
-                            + "a subscriber may get those topics' messages out of order once", g.from, g.to, g.held.size(), g.givenUp);
+                    LOG.warnf("tbmq.msg.all grew from %d to %d partitions: %d messages of topics that moved waited (%s); they go on, "
+                            + "and a subscriber may get those topics' messages out of order once", g.from, g.to, g.held.size(),
+                            g.givenUp);
                 }
-            }
-            // Sent outside the lock (the producer may block while its buffer is full); newer messages queue behind.
-            while (true) {
-                List<Held> batch = new ArrayList<>();
-                boolean done;
-                synchronized (g) {
-                    for (Iterator<Held> it = g.held.iterator(); it.hasNext();) {
-                        Held h = it.next();
-                        if (g.releasing[h.from()]) {
-                            it.remove();
-                            g.heldBytes -= h.bytes();
-                            batch.add(h);
-                        }
-                    }
-                    if (batch.isEmpty()) {
-                        done = true;
-                        for (int p = 0; p < g.from; p++) {
-                            if (g.releasing[p]) {
-                                g.ready[p] = true;
-                                g.releasing[p] = false;
+                // In arrival order; a topic's messages share an old partition, so they leave together.
+                for (Iterator<Held> it = g.held.iterator(); it.hasNext();) {
+                    Held h = it.next();
+                    if (g.ready[h.from()]) {
+                        it.remove();
+                        g.heldBytes -= h.bytes();
+                        released++;
+                        try {
+                            sendNow(h.partition(), h.key(), h.value(), h.acknowledged());
+                        } catch (RuntimeException | Error e) {
+                            h.acknowledged().acknowledged(h.partition(), -1, e instanceof Exception x ? x : new IllegalStateException(e));
+                            if (e instanceof Error) {
+                                throw e;
                             }
-                            done &= g.ready[p];
-                        }
-                        if (!done) {
-                            return false;
                         }
                     }
                 }
-                if (batch.isEmpty()) {
-                    break;
+                if (!all) {
+                    return false;
                 }
-                for (Held h : batch) {
-                    sendNow(h.partition(), h.key(), h.value(), h.acknowledged());
-                }
-                released += batch.size();
             }
             mapping = new Mapping(g.to, null);
-            // A sender still on the growth's mapping hands its record over before any later growth looks at the ends.
+            // A sender still on the growth's mapping hands its record over before a later growth looks at the ends.
             awaitSenders(m);
-            LOG.infof("tbmq.msg.all: every topic is on its partition of %d now (%d held messages sent in the last step)", g.to, released);
+            LOG.infof("tbmq.msg.all: every topic is on its partition of %d now (%d held messages sent in the last step)", g.to,
+                    released);
             return true;
         }
     }
 
-    /** Stops waiting: every held message goes on now, in order (a node shutting down). */
-    public void giveUp(String why) {
-        Growth g = mapping.growth;
-        if (g == null) {
-            return;
+    /**
+     * Holds no message from now on: what is held goes on now, in order, and a later growth is not
+     * waited for (the node is stopping, or nothing follows the count any more).
+     */
+    public void stop(String why) {
+        synchronized (moves) {
+            stopped = true;
+            Growth g = mapping.growth;
+            if (g == null) {
+                return;
+            }
+            synchronized (g) {
+                g.givenUp = why;
+            }
+            advance();
         }
-        synchronized (g) {
-            g.givenUp = why;
-        }
-        advance();
     }
 
     private static void awaitSenders(Mapping m) {

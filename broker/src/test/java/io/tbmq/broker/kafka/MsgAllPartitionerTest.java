@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class MsgAllPartitionerTest {
 
     /** A log that acknowledges every send at once, numbering each partition's records from 0. */
-    static final class FakeLog implements MsgAllPartitioner.Log {
+    static class FakeLog implements MsgAllPartitioner.Log {
         record Sent(int partition, String topic, String value) {
         }
 
@@ -63,7 +63,7 @@ class MsgAllPartitionerTest {
 
     final FakeLog log = new FakeLog();
     final AtomicLong now = new AtomicLong();
-    final MsgAllPartitioner partitioner = new MsgAllPartitioner(log, Duration.ofSeconds(10), 1_000, now::get);
+    final MsgAllPartitioner partitioner = new MsgAllPartitioner(log, Duration.ofSeconds(10), 1_000, now::get, Runnable::run);
     final List<String> acknowledged = new ArrayList<>();
 
     void send(String topic, String value) {
@@ -202,11 +202,50 @@ class MsgAllPartitionerTest {
         partitioner.refresh();
         send(moving, "2");
         send(moving, "3");
-        partitioner.giveUp("the node is stopping");
+        partitioner.stop("the node is stopping");
         assertThat(partitioner.moving()).isFalse();
         assertThat(log.values(moving)).containsExactly("1", "2", "3");
         send(moving, "4");
         assertThat(acknowledged).containsExactly("1", "2", "3", "4");
+        log.count = 8;
+        partitioner.refresh();
+        assertThat(partitioner.moving()).as("a stopped node holds nothing any more").isFalse();
+        send(moving, "5");
+        assertThat(acknowledged).endsWith("5");
+    }
+
+    @Test
+    void whileKafkaIsSlowToAcknowledgeTheBoundsStillHold() throws Exception {
+        java.util.concurrent.CountDownLatch acknowledgedInFlight = new java.util.concurrent.CountDownLatch(1);
+        FakeLog slow = new FakeLog() {
+            @Override
+            public void flush() {
+                try {
+                    acknowledgedInFlight.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+        MsgAllPartitioner p = new MsgAllPartitioner(slow, Duration.ofSeconds(10), 1_000, now::get,
+                task -> Thread.ofPlatform().daemon().start(task));
+        slow.count = 2;
+        p.refresh();
+        String moving = topic(true, 0);
+        p.send(moving.getBytes(StandardCharsets.UTF_8), "1".getBytes(StandardCharsets.UTF_8), (x, o, e) -> {
+        });
+        slow.count = 4;
+        p.refresh();
+        p.send(moving.getBytes(StandardCharsets.UTF_8), "2".getBytes(StandardCharsets.UTF_8), (x, o, e) -> {
+        });
+        try {
+            assertThat(p.advance()).as("where the old partitions end is not known yet").isFalse();
+            now.addAndGet(Duration.ofSeconds(11).toNanos());
+            assertThat(p.advance()).as("the longest wait passed while the flush still waits").isTrue();
+            assertThat(slow.values(moving)).containsExactly("1", "2");
+        } finally {
+            acknowledgedInFlight.countDown();
+        }
     }
 
     /**
@@ -217,44 +256,51 @@ class MsgAllPartitionerTest {
     @Test
     void underConcurrentPublishersAndAnUnevenRouterEveryTopicIsRoutedInOrder() throws Exception {
         ConcurrentLog kafka = new ConcurrentLog();
-        MsgAllPartitioner p = new MsgAllPartitioner(kafka, Duration.ofSeconds(30), 1L << 30);
+        // A clock that stands still: the wait never ends early, however slow the machine.
+        MsgAllPartitioner p = new MsgAllPartitioner(kafka, Duration.ofSeconds(1), 1L << 30, () -> 0L,
+                task -> Thread.ofPlatform().daemon().start(task));
         kafka.count = 2;
         p.refresh();
-        java.util.concurrent.atomic.AtomicBoolean publishing = new java.util.concurrent.atomic.AtomicBoolean(true);
+        int perThread = 20_000;
+        AtomicLong published = new AtomicLong();
         List<Thread> publishers = new ArrayList<>();
         for (int t = 0; t < 4; t++) {
             int thread = t;
-            publishers.add(Thread.ofPlatform().start(() -> {
+            publishers.add(Thread.ofPlatform().daemon().start(() -> {
                 long[] seq = new long[8];
                 java.util.Random random = new java.util.Random(thread);
-                while (publishing.get()) {
+                for (int i = 0; i < perThread; i++) {
                     int topic = random.nextInt(8);
                     String name = "t" + thread + "/" + topic;
                     p.send(name.getBytes(StandardCharsets.UTF_8), Long.toString(seq[topic]++).getBytes(StandardCharsets.UTF_8),
                             (x, offset, error) -> {
                             });
+                    published.incrementAndGet();
                     if (random.nextInt(64) == 0) {
                         Thread.yield();
                     }
                 }
             }));
         }
-        Thread router = Thread.ofPlatform().start(kafka::route);
-        for (int growth : new int[] {5, 11}) {
-            Thread.sleep(50);
-            kafka.count = growth;
+        Thread router = Thread.ofPlatform().daemon().start(kafka::route);
+        for (int[] growth : new int[][] {{5, 10_000}, {11, 40_000}}) {
+            while (published.get() < growth[1]) {
+                Thread.sleep(1);
+            }
+            kafka.count = growth[0];
             p.refresh();
+            assertThat(p.moving()).isTrue();
             while (!p.advance()) {
                 Thread.sleep(1);
             }
         }
-        Thread.sleep(50);
-        publishing.set(false);
         for (Thread t : publishers) {
             t.join();
         }
-        kafka.stop(router);
-        assertThat(kafka.routed).as("messages routed").isGreaterThan(1_000);
+        kafka.stopping = true;
+        router.join(60_000);
+        assertThat(router.isAlive()).as("the router read every partition to its end").isFalse();
+        assertThat(kafka.routed).as("messages routed").isEqualTo(4L * perThread);
         assertThat(kafka.outOfOrder).as("routed before an earlier message of its topic").isEmpty();
     }
 
@@ -310,7 +356,7 @@ class MsgAllPartitionerTest {
             while (!stopping || behind()) {
                 Integer[] ps = partitions.keySet().toArray(Integer[]::new);
                 if (ps.length == 0) {
-                    Thread.onSpinWait();
+                    java.util.concurrent.locks.LockSupport.parkNanos(100_000);
                     continue;
                 }
                 int p = ps[random.nextInt(ps.length)];
@@ -330,6 +376,9 @@ class MsgAllPartitionerTest {
                     }
                 }
                 committed.put(p, to);
+                if (to == from) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(10_000);
+                }
             }
         }
 
@@ -341,9 +390,5 @@ class MsgAllPartitionerTest {
             });
         }
 
-        void stop(Thread router) throws InterruptedException {
-            stopping = true;
-            router.join(30_000);
-        }
     }
 }
