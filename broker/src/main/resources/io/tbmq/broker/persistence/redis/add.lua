@@ -90,6 +90,13 @@ for c = 1, clients do
       stored = true
     end
   end
+  -- A call with more messages for the client than the limit: its oldest go too.
+  local over = redis.call('ZCARD', zkey) - limit
+  if over > 0 then
+    local old = redis.call('ZRANGE', zkey, 0, over - 1)
+    for _, k in ipairs(old) do redis.call('DEL', k) end
+    redis.call('ZREMRANGEBYRANK', zkey, 0, over - 1)
+  end
   if stored then
     local update = { 'id', last, 'score', score }
     for partition, offset in pairs(applied) do

@@ -53,6 +53,27 @@ class DeviceMessageStoreIT {
         assertThat(packetIds(add("c2", new DeviceMessageStore.Incoming(5, 9, 15, 60, bytes("old"))))).as("its replay").containsExactly(0);
     }
 
+    @Test
+    void theLimitHoldsAlsoWhenOneCallBringsMoreMessagesThanItAllows() throws Exception {
+        DeviceMessageStore limited = new DeviceMessageStore(connector, new RedisKeys(0), 5);
+        List<DeviceMessageStore.Incoming> first = new java.util.ArrayList<>();
+        for (int i = 1; i <= 2; i++) {
+            first.add(new DeviceMessageStore.Incoming(0, 0, i, 60, bytes("m" + i)));
+        }
+        limited.add(Map.of("lim", first), c -> false).get();
+        List<DeviceMessageStore.Incoming> burst = new java.util.ArrayList<>();
+        for (int i = 3; i <= 8; i++) {
+            burst.add(new DeviceMessageStore.Incoming(0, 0, i, 60, bytes("m" + i)));
+        }
+        // Six at once with a limit of five: the two stored before and the oldest of the six go.
+        assertThat(packetIds(limited.add(Map.of("lim", burst), c -> false).get().get("lim"))).containsExactly(3, 4, 5, 6, 7, 8);
+        assertThat(io.tbmq.localstack.RedisCli.command(redis.port(), "ZCARD {lim}_messages").trim()).as("the newest five")
+                .isEqualTo(":5");
+        assertThat(io.tbmq.localstack.RedisCli.command(redis.port(), "ZRANGE {lim}_messages 0 0")).contains("{lim}_messages_4");
+        assertThat(io.tbmq.localstack.RedisCli.command(redis.port(), "EXISTS {lim}_messages_1 {lim}_messages_2 {lim}_messages_3").trim())
+                .as("the trimmed messages' strings deleted").isEqualTo(":0");
+    }
+
     private static List<DeviceMessageStore.Assigned> add(String client, DeviceMessageStore.Incoming... messages) throws Exception {
         return store.add(Map.of(client, List.of(messages)), c -> false).get().get(client);
     }
