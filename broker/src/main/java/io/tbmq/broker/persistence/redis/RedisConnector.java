@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -156,10 +157,57 @@ public final class RedisConnector implements AutoCloseable {
                 connection = c;
             }
             LOG.info("connected to Redis");
+            if (cluster) {
+                warnOfFullCoverage();
+            }
         } catch (RuntimeException e) {
             lastError = e.getMessage();
             LOG.warnf("Redis not reachable yet (%s); retrying", e.getMessage());
         }
+    }
+
+    /**
+     * A Redis Cluster the operator does not manage may keep Redis's default: with a master down,
+     * every master refuses commands, and every client's persistent messages wait, not only those
+     * of the clients on that master. Said once per connection; where CONFIG is not allowed (some
+     * managed services), nothing is said.
+     */
+    private void warnOfFullCoverage() {
+        mastersRequiringFullCoverage().whenComplete((masters, e) -> {
+            if (e != null) {
+                LOG.debugf("cluster-require-full-coverage could not be read: %s", unwrap(e).toString());
+            } else if (!masters.isEmpty()) {
+                LOG.warnf("Redis Cluster masters %s run with cluster-require-full-coverage yes: while any master is down, all of them "
+                        + "refuse commands and every client's persistent messages wait. Set it to no on every master (the operator "
+                        + "does so for the Redis Cluster it manages)", masters);
+            }
+        });
+    }
+
+    /** The masters of a Redis Cluster that run with {@code cluster-require-full-coverage yes} (none on standalone Redis). */
+    public CompletableFuture<List<String>> mastersRequiringFullCoverage() {
+        if (!(connection instanceof StatefulRedisClusterConnection<byte[], byte[]> c)) {
+            return CompletableFuture.completedFuture(List.of());
+        }
+        Map<io.lettuce.core.cluster.models.partitions.RedisClusterNode, CompletableFuture<Map<String, String>>> answers;
+        try {
+            answers = c.async().masters().commands().configGet("cluster-require-full-coverage").asMap();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        flush();
+        List<String> requiring = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<CompletableFuture<?>> all = new ArrayList<>();
+        answers.forEach((node, answer) -> all.add(answer.orTimeout(3, TimeUnit.SECONDS).thenAccept(config -> {
+            if ("yes".equalsIgnoreCase(config.get("cluster-require-full-coverage"))) {
+                requiring.add(node.getUri().getHost() + ":" + node.getUri().getPort());
+            }
+        })));
+        return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).thenApply(v -> {
+            List<String> sorted = new ArrayList<>(requiring);
+            java.util.Collections.sort(sorted);
+            return sorted;
+        });
     }
 
     /** Commands buffered before a flush from now on (a live setting: the operator raises it with the load). */

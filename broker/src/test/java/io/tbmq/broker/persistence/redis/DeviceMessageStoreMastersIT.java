@@ -70,6 +70,20 @@ class DeviceMessageStoreMastersIT {
     }
 
     @Test
+    void aMasterThatStopsServingWhileAnotherIsDownIsNamed() throws Exception {
+        assertThat(connector.mastersRequiringFullCoverage().get(10, TimeUnit.SECONDS)).as("the stack runs with coverage not required")
+                .isEmpty();
+        RedisNode master = cluster.nodes().get(1);
+        RedisCli.command(master.port(), "CONFIG SET cluster-require-full-coverage yes");
+        try {
+            assertThat(connector.mastersRequiringFullCoverage().get(10, TimeUnit.SECONDS))
+                    .containsExactly(master.address());
+        } finally {
+            RedisCli.command(master.port(), "CONFIG SET cluster-require-full-coverage no");
+        }
+    }
+
+    @Test
     void aBatchOfManyClientsIsOneCallPerMasterAndItsAcknowledgementsToo() throws Exception {
         Map<String, List<DeviceMessageStore.Incoming>> batch = batch("many-", 100);
         resetStats();
