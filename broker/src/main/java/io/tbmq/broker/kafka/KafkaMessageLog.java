@@ -44,7 +44,10 @@ public final class KafkaMessageLog implements MessageLog {
     public KafkaMessageLog(KafkaSender sender, KafkaTopics topics, BrokerMetrics metrics, Admin admin, Duration moveWait) {
         this.topic = topics.msgAll();
         this.metrics = metrics;
-        this.partitioner = new MsgAllPartitioner(new OnKafka(sender, admin, topic, topics.msgAllGroup()), moveWait, MAX_HELD_BYTES);
+        this.partitioner = new MsgAllPartitioner(new OnKafka(sender, admin, topic, topics.msgAllGroup()), moveWait, MAX_HELD_BYTES,
+                (from, to, inOrder) -> metrics.partitionMoved(inOrder));
+        metrics.gauge("tbmq.partition.move.held", "messages of topics moving to a new tbmq.msg.all partition, waiting for the old one",
+                partitioner::held);
     }
 
     /** {@link MsgAllPartitioner.Log} on the node's producer, and the routing group's committed offsets read through the admin client. */

@@ -52,6 +52,14 @@ public final class MsgAllPartitioner {
         Map<Integer, Long> routedUpTo();
     }
 
+    /** Hears how each growth ended: in order, or with messages let go at a bound. */
+    public interface Outcomes {
+        Outcomes NONE = (from, to, inOrder) -> {
+        };
+
+        void moved(int from, int to, boolean inOrder);
+    }
+
     /** How messages are spread now; replaced, never changed, so a sender sees one whole mapping. */
     private static final class Mapping {
         /** 0 until the count is first known: Kafka's partitioner then places messages, by the same rule. */
@@ -106,23 +114,30 @@ public final class MsgAllPartitioner {
     private final Map<Integer, AtomicLong> lastAcknowledged = new ConcurrentHashMap<>();
     /** Where a growth's old partitions end is read (it waits for Kafka): not on the thread that enforces the bounds. */
     private final Executor snapshots;
+    private final Outcomes outcomes;
     /** Serialises growths, their release, and stopping. */
     private final Object moves = new Object();
     /** Set when the node stops (or the thread following the count does): no growth is held any more. */
     private boolean stopped;
     private volatile Mapping mapping = new Mapping(0, null);
 
-    public MsgAllPartitioner(Log log, java.time.Duration maxHold, long maxHeldBytes) {
+    public MsgAllPartitioner(Log log, java.time.Duration maxHold, long maxHeldBytes, Outcomes outcomes) {
         this(log, maxHold, maxHeldBytes, System::nanoTime,
-                task -> Thread.ofPlatform().daemon().name("tbmq-msg-all-growth").start(task));
+                task -> Thread.ofPlatform().daemon().name("tbmq-msg-all-growth").start(task), outcomes);
     }
 
     MsgAllPartitioner(Log log, java.time.Duration maxHold, long maxHeldBytes, LongSupplier nanoTime, Executor snapshots) {
+        this(log, maxHold, maxHeldBytes, nanoTime, snapshots, Outcomes.NONE);
+    }
+
+    MsgAllPartitioner(Log log, java.time.Duration maxHold, long maxHeldBytes, LongSupplier nanoTime, Executor snapshots,
+            Outcomes outcomes) {
         this.log = log;
         this.maxHoldNanos = maxHold.toNanos();
         this.maxHeldBytes = maxHeldBytes;
         this.nanoTime = nanoTime;
         this.snapshots = snapshots;
+        this.outcomes = outcomes;
     }
 
     /** Kafka's rule for a keyed record, so placing records ourselves changes nothing while the count stays. */
@@ -181,8 +196,8 @@ public final class MsgAllPartitioner {
         }
     }
 
-    /** Messages waiting for their old partition (for tests). */
-    int held() {
+    /** Messages waiting for their old partition now. */
+    public int held() {
         Growth g = mapping.growth;
         if (g == null) {
             return 0;
@@ -324,6 +339,11 @@ public final class MsgAllPartitioner {
             awaitSenders(m);
             LOG.infof("tbmq.msg.all: every topic is on its partition of %d now (%d held messages sent in the last step)", g.to,
                     released);
+            boolean inOrder;
+            synchronized (g) {
+                inOrder = g.givenUp == null;
+            }
+            outcomes.moved(g.from, g.to, inOrder);
             return true;
         }
     }

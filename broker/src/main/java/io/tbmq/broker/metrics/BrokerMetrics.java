@@ -25,6 +25,8 @@ public final class BrokerMetrics {
     private final Counter routed;
     private final Counter publishFailed;
     private final Counter retainedRefused;
+    private final Counter movesInOrder;
+    private final Counter movesBounded;
     private final Timer produceLatency;
     private final Timer deliveryLatency;
     private final ConcurrentHashMap<String, AtomicInteger> connections = new ConcurrentHashMap<>();
@@ -59,6 +61,11 @@ public final class BrokerMetrics {
             messagesOut[q] = Counter.builder("tbmq.messages.out").tag("qos", Integer.toString(q))
                     .description("PUBLISH packets sent to clients").register(registry);
         }
+        movesInOrder = Counter.builder("tbmq.partition.moves").tag("result", "in-order")
+                .description("growths of tbmq.msg.all this node followed, every moving topic kept in order").register(registry);
+        movesBounded = Counter.builder("tbmq.partition.moves").tag("result", "bounded")
+                .description("growths of tbmq.msg.all where topics went on at a bound (partition-move-wait, memory, shutdown)")
+                .register(registry);
         bytesIn = Counter.builder("tbmq.bytes.in").description("payload bytes received").register(registry);
         bytesOut = Counter.builder("tbmq.bytes.out").description("payload bytes sent").register(registry);
         routed = Counter.builder("tbmq.messages.routed").description("subscriber copies made by routing").register(registry);
@@ -71,6 +78,11 @@ public final class BrokerMetrics {
         deliveryLatency = Timer.builder("tbmq.delivery.latency").description("PUBLISH received to written to a subscriber")
                 .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(100_000))
                 .maximumExpectedValue(Duration.ofSeconds(30)).register(registry);
+    }
+
+    /** A growth of tbmq.msg.all followed: every moving topic in order, or some let go at a bound. */
+    public void partitionMoved(boolean inOrder) {
+        (inOrder ? movesInOrder : movesBounded).increment();
     }
 
     public void gauge(String name, String description, Supplier<Number> value) {

@@ -86,6 +86,11 @@ class ClusterRebalanceIT {
         ContinuousPair.awaitSeconds(12);
         // A topic that moves to a new partition waits for its old partition to be routed: its order holds.
         assertNothingReplayed("6 -> 9 partitions of tbmq.msg.all and tbmq.msg.persisted", true);
+        for (BrokerNode node : List.of(a, b)) {
+            assertThat(node.get("/q/metrics")).as("%s followed the growth in order", node)
+                    .contains("tbmq_partition_moves_total{result=\"in-order\"} 1.0")
+                    .contains("tbmq_partition_moves_total{result=\"bounded\"} 0.0");
+        }
     }
 
     @Test

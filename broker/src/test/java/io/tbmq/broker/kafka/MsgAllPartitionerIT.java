@@ -82,8 +82,9 @@ class MsgAllPartitionerIT {
 
     @Test
     void aMovingTopicsMessageWaitsForTheRoutingGroupToPassItsOldPartition() throws Exception {
+        List<String> outcomes = new java.util.concurrent.CopyOnWriteArrayList<>();
         MsgAllPartitioner partitioner = new MsgAllPartitioner(new KafkaMessageLog.OnKafka(sender, admin, topic, group),
-                Duration.ofSeconds(60), 1 << 20);
+                Duration.ofSeconds(60), 1 << 20, (from, to, inOrder) -> outcomes.add(from + " -> " + to + (inOrder ? " in order" : "")));
         partitioner.refresh();
         String moving = null;
         for (int i = 0; moving == null; i++) {
@@ -117,6 +118,7 @@ class MsgAllPartitionerIT {
         admin.alterConsumerGroupOffsets(group, Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(2))).all().get(30,
                 TimeUnit.SECONDS);
         assertThat(partitioner.advance()).isTrue();
+        assertThat(outcomes).containsExactly("2 -> 4 in order");
         third.get(30, TimeUnit.SECONDS);
         send(partitioner, moving, "4").get(30, TimeUnit.SECONDS);
 

@@ -63,7 +63,9 @@ class MsgAllPartitionerTest {
 
     final FakeLog log = new FakeLog();
     final AtomicLong now = new AtomicLong();
-    final MsgAllPartitioner partitioner = new MsgAllPartitioner(log, Duration.ofSeconds(10), 1_000, now::get, Runnable::run);
+    final List<String> outcomes = new ArrayList<>();
+    final MsgAllPartitioner partitioner = new MsgAllPartitioner(log, Duration.ofSeconds(10), 1_000, now::get, Runnable::run,
+            (from, to, inOrder) -> outcomes.add(from + " -> " + to + (inOrder ? " in order" : " bounded")));
     final List<String> acknowledged = new ArrayList<>();
 
     void send(String topic, String value) {
@@ -131,6 +133,7 @@ class MsgAllPartitionerTest {
                 .as("3, 4 and 5 on the topic's new partition").containsOnly(to);
         assertThat(acknowledged).containsSubsequence("3", "4", "5");
         assertThat(partitioner.moving()).isFalse();
+        assertThat(outcomes).containsExactly("2 -> 4 in order");
     }
 
     @Test
@@ -162,6 +165,7 @@ class MsgAllPartitionerTest {
         assertThat(partitioner.advance()).isTrue();
         assertThat(log.values(moving)).containsExactly("1", "2", "3");
         assertThat(acknowledged).containsExactly("1", "2", "3");
+        assertThat(outcomes).containsExactly("2 -> 4 bounded");
     }
 
     @Test
