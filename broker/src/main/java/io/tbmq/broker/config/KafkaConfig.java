@@ -82,8 +82,8 @@ public interface KafkaConfig {
 
     /**
      * The same for the broker's consumers, shorter: partitions added by a scale edit are assigned to
-     * a consumer within seconds, before most producers (metadata-max-age) send to them, so hardly a
-     * message waits in a partition nobody reads yet.
+     * a consumer within seconds, about when the broker starts sending tbmq.msg.all's moving topics
+     * to them (it asks Kafka for that topic's count every second and moves 2 s later).
      */
     @WithDefault("3s")
     Duration consumerMetadataMaxAge();
@@ -110,7 +110,8 @@ public interface KafkaConfig {
      * When tbmq.msg.all gains partitions, how long at most a topic that moves to another partition
      * waits for its messages in the old one to be routed, so that subscribers get the topic's
      * messages in order (MQTT 4.6). Past it the waiting messages go on, logged. Topics that keep
-     * their partition never wait; the wait is usually the routing group's commit interval.
+     * their partition never wait; the wait is usually 2 s (for every node to move) plus the
+     * routing group's commit interval.
      */
     @WithDefault("10s")
     Duration partitionMoveWait();

@@ -3,11 +3,13 @@ package io.tbmq.broker.kafka;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.DescribeTopicsOptions;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -31,7 +33,14 @@ public final class KafkaMessageLog implements MessageLog {
      * takes, half the producer's default buffer (their release, like any send, waits while the buffer is full).
      */
     static final long MAX_HELD_BYTES = 16L << 20;
+    /** How often each node asks Kafka for the partition count. */
     private static final Duration REFRESH = Duration.ofSeconds(1);
+    /**
+     * How long after moving a node reads where the old partitions end: every node asks for the count
+     * each {@link #REFRESH}, so by then the others have moved too, and what they wrote to a moving
+     * topic's old partition before is acknowledged.
+     */
+    static final Duration ALIGN = REFRESH.multipliedBy(2);
     private static final long ADVANCE_MILLIS = 100;
     private static final int TIMEOUT_MS = 5_000;
     private static final long WARN_EVERY_NANOS = java.util.concurrent.TimeUnit.MINUTES.toNanos(1);
@@ -44,8 +53,8 @@ public final class KafkaMessageLog implements MessageLog {
     public KafkaMessageLog(KafkaSender sender, KafkaTopics topics, BrokerMetrics metrics, Admin admin, Duration moveWait) {
         this.topic = topics.msgAll();
         this.metrics = metrics;
-        this.partitioner = new MsgAllPartitioner(new OnKafka(sender, admin, topic, topics.msgAllGroup()), moveWait, MAX_HELD_BYTES,
-                (from, to, inOrder) -> metrics.partitionMoved(inOrder));
+        this.partitioner = new MsgAllPartitioner(new OnKafka(sender, admin, topic, topics.msgAllGroup()), moveWait, ALIGN,
+                MAX_HELD_BYTES, (from, to, inOrder) -> metrics.partitionMoved(inOrder));
         metrics.gauge("tbmq.partition.move.held", "messages of topics moving to a new tbmq.msg.all partition, waiting for the old one",
                 partitioner::held);
     }
@@ -66,6 +75,16 @@ public final class KafkaMessageLog implements MessageLog {
 
         @Override
         public int partitionCount() {
+            try {
+                return admin.describeTopics(List.of(topic), new DescribeTopicsOptions().timeoutMs(TIMEOUT_MS)).allTopicNames()
+                        .get(TIMEOUT_MS, TimeUnit.MILLISECONDS).get(topic).partitions().size();
+            } catch (Exception e) {
+                throw failed("partitions of " + topic, e);
+            }
+        }
+
+        @Override
+        public int producerPartitionCount() {
             return sender.partitionCount(topic);
         }
 
@@ -123,8 +142,7 @@ public final class KafkaMessageLog implements MessageLog {
 
     /**
      * Learns the partition count (retrying until Kafka answers, as provisioning does: a growth is
-     * only recognised from a known count) and from then on follows it; the producer sees new
-     * partitions every metadata max age.
+     * only recognised from a known count) and from then on follows it, asking Kafka every second.
      */
     public void start() {
         long warned = System.nanoTime() - WARN_EVERY_NANOS;

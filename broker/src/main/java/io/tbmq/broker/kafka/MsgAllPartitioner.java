@@ -27,17 +27,27 @@ import org.jboss.logging.Logger;
  * wait. The wait is bounded ({@code maxHold}, {@code maxHeldBytes}): past it, messages go on and
  * order across the move is not kept for the topics still waiting (logged).
  *
- * <p>Each node moves when its own producer sees the new count, up to its metadata max age after
- * another node did. A client that publishes to one node and, in those seconds, reconnects to
- * another that moved already can still have a message routed before its previous one.
+ * <p>Nodes move together. Each asks Kafka for the count every second, so every node moves within
+ * about a second of the first; and a node reads where the old partitions end only {@code align}
+ * after it moved, when the others have stopped writing moving topics there too. So a client that
+ * publishes to one node and then reconnects to another has its messages routed in order across
+ * the move, unless a node could not ask Kafka for longer than {@code align}.
+ *
+ * <p>The count comes from Kafka, and the producer learns it only on its next metadata refresh. A
+ * send to a partition the producer does not know yet waits for that refresh on the sending
+ * thread, so until the producer knows the new partitions, messages for them are held and sent
+ * from the thread that follows the count, never from a client's event loop.
  */
 public final class MsgAllPartitioner {
     private static final Logger LOG = Logger.getLogger(MsgAllPartitioner.class);
 
     /** The topic's producer and the routing group's progress; a seam so the ordering can be tested without Kafka. */
     public interface Log {
-        /** Partitions the producer knows now. */
+        /** Partitions the topic has in Kafka now: asked of Kafka, not taken from the producer's metadata. */
         int partitionCount();
+
+        /** Partitions the producer knows now: a send to a higher one waits for its metadata on the sending thread. */
+        int producerPartitionCount();
 
         /** Sends to {@code partition}; a negative one means Kafka's own choice by key. */
         void send(int partition, byte[] key, byte[] value, KafkaSender.Acknowledged acknowledged);
@@ -95,6 +105,10 @@ public final class MsgAllPartitioner {
         final boolean[] ready;
         final ArrayDeque<Held> held = new ArrayDeque<>();
         long heldBytes;
+        /** Partitions the producer knows: messages for higher ones stay held until it does. */
+        int sendable;
+        /** When every old partition was found routed, or {@link #NOT_YET}. */
+        long allReadyAt = NOT_YET;
         /** Why the wait ended early, or null. */
         String givenUp;
 
@@ -103,8 +117,13 @@ public final class MsgAllPartitioner {
             this.to = to;
             this.deadline = deadline;
             this.ready = new boolean[from];
+            this.sendable = from;
         }
     }
+
+    private static final long NOT_YET = Long.MIN_VALUE;
+    /** How long, once every old partition is routed, messages for partitions the producer does not know yet stay held. */
+    private static final long LEARN_WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
 
     private final Log log;
     private final long maxHoldNanos;
@@ -121,9 +140,23 @@ public final class MsgAllPartitioner {
     private boolean stopped;
     private volatile Mapping mapping = new Mapping(0, null);
 
-    public MsgAllPartitioner(Log log, java.time.Duration maxHold, long maxHeldBytes, Outcomes outcomes) {
-        this(log, maxHold, maxHeldBytes, System::nanoTime,
-                task -> Thread.ofPlatform().daemon().name("tbmq-msg-all-growth").start(task), outcomes);
+    /**
+     * @param align how long after moving this node reads where the old partitions end: long enough
+     *        for every other node to have moved too
+     */
+    public MsgAllPartitioner(Log log, java.time.Duration maxHold, java.time.Duration align, long maxHeldBytes, Outcomes outcomes) {
+        this(log, maxHold, maxHeldBytes, System::nanoTime, task -> Thread.ofPlatform().daemon().name("tbmq-msg-all-growth").start(() -> {
+            sleep(align);
+            task.run();
+        }), outcomes);
+    }
+
+    private static void sleep(java.time.Duration d) {
+        try {
+            Thread.sleep(d);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     MsgAllPartitioner(Log log, java.time.Duration maxHold, long maxHeldBytes, LongSupplier nanoTime, Executor snapshots) {
@@ -180,15 +213,18 @@ public final class MsgAllPartitioner {
         });
     }
 
-    /** Queues a moving topic's message unless its old partition is ready; false if it may go now. */
+    /**
+     * Queues a moving topic's message unless its old partition is ready and the producer knows its
+     * new one; false if it may go now.
+     */
     private boolean hold(Growth g, Held message) {
         synchronized (g) {
-            if (g.ready[message.from()]) {
+            if (g.ready[message.from()] && message.partition() < g.sendable) {
                 return false;
             }
             g.held.add(message);
             g.heldBytes += message.bytes();
-            if (g.heldBytes > maxHeldBytes) {
+            if (g.heldBytes > maxHeldBytes && !g.ready[message.from()]) {
                 // Released by the next advance(), within a tenth of a second.
                 g.givenUp = "past " + maxHeldBytes + " bytes";
             }
@@ -236,8 +272,8 @@ public final class MsgAllPartitioner {
             }
             Growth g = new Growth(m.count, count, nanoTime.getAsLong() + maxHoldNanos);
             mapping = new Mapping(count, g);
-            LOG.infof("tbmq.msg.all grew from %d to %d partitions: topics that move wait until their old partition is routed "
-                    + "(at most %d ms)", g.from, g.to, maxHoldNanos / 1_000_000);
+            LOG.infof("tbmq.msg.all grew from %d to %d partitions: topics that move wait until every node moved and their old "
+                    + "partition is routed (at most %d ms)", g.from, g.to, maxHoldNanos / 1_000_000);
             snapshots.execute(() -> snapshot(m, g));
         }
     }
@@ -282,8 +318,11 @@ public final class MsgAllPartitioner {
                 return true;
             }
             boolean giveUp;
+            boolean allReady;
             synchronized (g) {
-                if (g.givenUp == null && nanoTime.getAsLong() - g.deadline > 0) {
+                allReady = g.allReadyAt != NOT_YET;
+                // Once every old partition is routed, order is kept whatever follows: the wait is over.
+                if (g.givenUp == null && !allReady && nanoTime.getAsLong() - g.deadline > 0) {
                     g.givenUp = (maxHoldNanos / 1_000_000) + " ms, the longest wait";
                 }
                 giveUp = g.givenUp != null;
@@ -292,7 +331,7 @@ public final class MsgAllPartitioner {
                 }
             }
             Map<Integer, Long> routed = Map.of();
-            if (!giveUp) {
+            if (!giveUp && !allReady) {
                 try {
                     routed = log.routedUpTo();
                 } catch (RuntimeException e) {
@@ -313,7 +352,8 @@ public final class MsgAllPartitioner {
                             + "and a subscriber may get those topics' messages out of order once", g.from, g.to, g.held.size(),
                             g.givenUp);
                 }
-                // In arrival order; a topic's messages share an old partition, so they leave together.
+                // In arrival order; a topic's messages share an old partition, so they leave together. A send to a
+                // partition the producer does not know yet waits here for its metadata, not on an event loop.
                 for (Iterator<Held> it = g.held.iterator(); it.hasNext();) {
                     Held h = it.next();
                     if (g.ready[h.from()]) {
@@ -330,7 +370,18 @@ public final class MsgAllPartitioner {
                         }
                     }
                 }
+                // Read after the sends above, which may have made the producer fetch the new partitions.
+                g.sendable = Math.max(g.sendable, producerPartitionCount(g.sendable));
                 if (!all) {
+                    return false;
+                }
+                long now = nanoTime.getAsLong();
+                if (g.allReadyAt == NOT_YET) {
+                    g.allReadyAt = now;
+                }
+                // A held message sent above makes the producer learn the partitions. A node that had none gives it a
+                // moment more, then lets a client's thread wait for the producer's metadata once.
+                if (g.sendable < g.to && !giveUp && now - g.allReadyAt < LEARN_WAIT_NANOS) {
                     return false;
                 }
             }
@@ -363,6 +414,14 @@ public final class MsgAllPartitioner {
                 g.givenUp = why;
             }
             advance();
+        }
+    }
+
+    private int producerPartitionCount(int otherwise) {
+        try {
+            return log.producerPartitionCount();
+        } catch (RuntimeException e) {
+            return otherwise;
         }
     }
 

@@ -21,6 +21,10 @@ class MsgAllPartitionerTest {
         }
 
         int count;
+        /** Partitions the producer knows; -1: as many as Kafka has. */
+        int producerCount = -1;
+        /** Messages whose send made the producer fetch its metadata (a partition it did not know). */
+        final List<String> fetchedMetadataFor = new ArrayList<>();
         final List<Sent> sent = new ArrayList<>();
         final Map<Integer, Long> next = new HashMap<>();
         Map<Integer, Long> routed = new HashMap<>();
@@ -32,8 +36,18 @@ class MsgAllPartitionerTest {
         }
 
         @Override
+        public int producerPartitionCount() {
+            return producerCount < 0 ? count : producerCount;
+        }
+
+        @Override
         public void send(int partition, byte[] key, byte[] value, KafkaSender.Acknowledged acknowledged) {
             int p = partition < 0 ? BuiltInPartitioner.partitionForKey(key, count) : partition;
+            if (p >= producerPartitionCount()) {
+                // KafkaProducer.send waits for fresh metadata on the calling thread.
+                fetchedMetadataFor.add(new String(value, StandardCharsets.UTF_8));
+                producerCount = count;
+            }
             sent.add(new Sent(partition, new String(key, StandardCharsets.UTF_8), new String(value, StandardCharsets.UTF_8)));
             long offset = next.merge(p, 1L, Long::sum) - 1;
             acknowledged.acknowledged(p, offset, null);
@@ -147,6 +161,118 @@ class MsgAllPartitionerTest {
         assertThat(partitioner.held()).isEqualTo(1);
         assertThat(partitioner.advance()).isTrue();
         assertThat(log.sent).extracting(FakeLog.Sent::partition).containsExactly(partition(moving, 4));
+    }
+
+    @Test
+    void messagesForPartitionsTheProducerDoesNotKnowYetAreSentByTheThreadFollowingTheCount() {
+        log.count = 2;
+        partitioner.refresh();
+        String moving = topic(true, 1);
+        String staying = topic(false, 0);
+        // Kafka has 4 partitions; the producer's metadata still says 2 until its next refresh.
+        log.count = 4;
+        log.producerCount = 2;
+        partitioner.refresh();
+        assertThat(partitioner.advance()).as("nothing of this node's in the old partitions, but the producer knows 2 partitions")
+                .isFalse();
+        send(moving, "1");
+        send(staying, "s");
+        send(moving, "2");
+        assertThat(log.values(moving)).as("a client's thread never waits for the producer's metadata").isEmpty();
+        assertThat(log.values(staying)).containsExactly("s");
+        assertThat(partitioner.advance()).as("the first held send made the producer learn the partitions").isTrue();
+        assertThat(log.fetchedMetadataFor).containsExactly("1");
+        send(moving, "3");
+        assertThat(log.values(moving)).containsExactly("1", "2", "3");
+        assertThat(log.sent.stream().filter(x -> x.topic().equals(moving)).map(FakeLog.Sent::partition)).containsOnly(
+                partition(moving, 4));
+        assertThat(outcomes).containsExactly("2 -> 4 in order");
+    }
+
+    @Test
+    void aNodeWithNothingForTheNewPartitionsEndsTheMoveSoonAfterItsOldPartitionsAreRouted() {
+        log.count = 2;
+        partitioner.refresh();
+        log.count = 4;
+        log.producerCount = 2;
+        partitioner.refresh();
+        assertThat(partitioner.advance()).as("the producer does not know the partitions yet").isFalse();
+        now.addAndGet(Duration.ofMillis(1_100).toNanos());
+        assertThat(partitioner.advance()).as("a second later, without waiting for the producer").isTrue();
+        assertThat(outcomes).containsExactly("2 -> 4 in order");
+        send(topic(true, 1), "1");
+        assertThat(log.fetchedMetadataFor).as("the first send to a new partition fetches the metadata").containsExactly("1");
+    }
+
+    @Test
+    void theLongestWaitDoesNotEndAMoveWhoseOldPartitionsAreRouted() {
+        log.count = 2;
+        partitioner.refresh();
+        String moving = topic(true, 1);
+        log.count = 4;
+        log.producerCount = 2;
+        partitioner.refresh();
+        assertThat(partitioner.advance()).isFalse();
+        now.addAndGet(Duration.ofSeconds(11).toNanos());
+        send(moving, "1");
+        assertThat(partitioner.advance()).isTrue();
+        assertThat(outcomes).as("every topic kept its order").containsExactly("2 -> 4 in order");
+    }
+
+    /**
+     * A client publishes to node A, then to node B, which has not seen the growth yet and writes
+     * the topic's old partition, then to node A again. A reads where the old partitions end only
+     * once B moved too (the alignment), so the third message waits for the second.
+     */
+    @Test
+    void aClientMovingBetweenNodesDuringTheGrowthKeepsItsOrder() {
+        List<Runnable> aSnapshots = new ArrayList<>();
+        MsgAllPartitioner a = new MsgAllPartitioner(log, Duration.ofSeconds(10), 1_000, now::get, aSnapshots::add);
+        MsgAllPartitioner b = new MsgAllPartitioner(log, Duration.ofSeconds(10), 1_000, now::get, Runnable::run);
+        log.count = 2;
+        a.refresh();
+        b.refresh();
+        String moving = topic(true, 0);
+        java.util.function.BiConsumer<MsgAllPartitioner, String> publish = (node, value) -> node.send(
+                moving.getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8), (p, offset, error) -> acknowledged
+                        .add(value));
+        publish.accept(a, "1");
+        log.count = 4;
+        a.refresh();
+        publish.accept(b, "2");
+        assertThat(acknowledged).as("B still writes partition 0").containsExactly("1", "2");
+        b.refresh();
+        aSnapshots.forEach(Runnable::run); // the alignment has passed
+        publish.accept(a, "3");
+
+        log.routed = Map.of(0, 1L); // "1" routed, "2" not yet
+        assertThat(a.advance()).isFalse();
+        assertThat(log.values(moving)).as("3 waits for 2, which B wrote after A moved").containsExactly("1", "2");
+        log.routed = Map.of(0, 2L);
+        assertThat(a.advance()).isTrue();
+        assertThat(log.values(moving)).containsExactly("1", "2", "3");
+    }
+
+    @Test
+    void aNodeReadsWhereTheOldPartitionsEndOnlyAfterTheAlignment() throws Exception {
+        java.util.concurrent.CompletableFuture<Long> readAt = new java.util.concurrent.CompletableFuture<>();
+        FakeLog timed = new FakeLog() {
+            @Override
+            public Map<Integer, Long> endOffsets(int partitions) {
+                readAt.complete(System.nanoTime());
+                return super.endOffsets(partitions);
+            }
+        };
+        MsgAllPartitioner p = new MsgAllPartitioner(timed, Duration.ofSeconds(10), Duration.ofMillis(300), 1_000,
+                MsgAllPartitioner.Outcomes.NONE);
+        timed.count = 2;
+        p.refresh();
+        timed.count = 4;
+        long moved = System.nanoTime();
+        p.refresh();
+        assertThat(p.moving()).isTrue();
+        assertThat(readAt.get(10, java.util.concurrent.TimeUnit.SECONDS) - moved).as("nanoseconds from moving to reading the ends")
+                .isGreaterThanOrEqualTo(Duration.ofMillis(300).toNanos());
     }
 
     @Test
@@ -320,6 +446,11 @@ class MsgAllPartitionerTest {
 
         @Override
         public int partitionCount() {
+            return count;
+        }
+
+        @Override
+        public int producerPartitionCount() {
             return count;
         }
 
