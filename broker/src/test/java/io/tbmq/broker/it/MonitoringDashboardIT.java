@@ -160,7 +160,7 @@ class MonitoringDashboardIT {
                 queried.add(m.group(1));
             }
         }
-        assertThat(queried).as("metrics the dashboard queries").hasSizeGreaterThanOrEqualTo(14);
+        assertThat(queried).as("metrics the dashboard queries").hasSizeGreaterThanOrEqualTo(16);
         Set<String> exported = new TreeSet<>();
         for (String line : broker.get("/q/metrics").split("\n")) {
             if (!line.startsWith("#") && !line.isBlank()) {
