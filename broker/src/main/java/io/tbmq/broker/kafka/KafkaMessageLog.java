@@ -38,7 +38,7 @@ public final class KafkaMessageLog implements MessageLog {
     /**
      * How long after moving a node reads where the old partitions end: every node asks for the count
      * each {@link #REFRESH}, so by then the others have moved too, and what they wrote to a moving
-     * topic's old partition before is acknowledged.
+     * topic's old partition before is acknowledged unless Kafka takes about a second for it.
      */
     static final Duration ALIGN = REFRESH.multipliedBy(2);
     private static final long ADVANCE_MILLIS = 100;
@@ -53,6 +53,11 @@ public final class KafkaMessageLog implements MessageLog {
     public KafkaMessageLog(KafkaSender sender, KafkaTopics topics, BrokerMetrics metrics, Admin admin, Duration moveWait) {
         this.topic = topics.msgAll();
         this.metrics = metrics;
+        if (moveWait.compareTo(ALIGN.plusSeconds(1)) < 0) {
+            LOG.warnf("tbmq.kafka.partition-move-wait is %d ms, less than the %d ms every node needs to move and a second to route: "
+                    + "when tbmq.msg.all gains partitions, moving topics may be delivered out of order once", moveWait.toMillis(),
+                    ALIGN.toMillis());
+        }
         this.partitioner = new MsgAllPartitioner(new OnKafka(sender, admin, topic, topics.msgAllGroup()), moveWait, ALIGN,
                 MAX_HELD_BYTES, (from, to, inOrder) -> metrics.partitionMoved(inOrder));
         metrics.gauge("tbmq.partition.move.held", "messages of topics moving to a new tbmq.msg.all partition, waiting for the old one",

@@ -35,8 +35,10 @@ import org.jboss.logging.Logger;
  *
  * <p>The count comes from Kafka, and the producer learns it only on its next metadata refresh. A
  * send to a partition the producer does not know yet waits for that refresh on the sending
- * thread, so until the producer knows the new partitions, messages for them are held and sent
- * from the thread that follows the count, never from a client's event loop.
+ * thread, so during the move messages for them are held and sent from the thread that follows the
+ * count, whose send makes the producer fetch them. A node that had none to send lets the move end
+ * a second after its old partitions are routed; its first send to a new partition then fetches the
+ * metadata on the client's thread, once.
  */
 public final class MsgAllPartitioner {
     private static final Logger LOG = Logger.getLogger(MsgAllPartitioner.class);
@@ -109,6 +111,8 @@ public final class MsgAllPartitioner {
         int sendable;
         /** When every old partition was found routed, or {@link #NOT_YET}. */
         long allReadyAt = NOT_YET;
+        /** Set with the last release: nothing is held any more. */
+        boolean ended;
         /** Why the wait ended early, or null. */
         String givenUp;
 
@@ -219,7 +223,8 @@ public final class MsgAllPartitioner {
      */
     private boolean hold(Growth g, Held message) {
         synchronized (g) {
-            if (g.ready[message.from()] && message.partition() < g.sendable) {
+            // Once the growth has ended nothing would release it: a sender that chose the partition before goes on.
+            if (g.ended || (g.ready[message.from()] && message.partition() < g.sendable)) {
                 return false;
             }
             g.held.add(message);
@@ -267,6 +272,9 @@ public final class MsgAllPartitioner {
             if (stopped || m.count == 0 || count < m.count) {
                 // The first count (Kafka placed the messages before by the same rule), a topic made again
                 // smaller, or nothing held any more.
+                if (count < m.count) {
+                    lastAcknowledged.clear(); // offsets of the topic as it was
+                }
                 mapping = new Mapping(count, null);
                 return;
             }
@@ -384,6 +392,7 @@ public final class MsgAllPartitioner {
                 if (g.sendable < g.to && !giveUp && now - g.allReadyAt < LEARN_WAIT_NANOS) {
                     return false;
                 }
+                g.ended = true;
             }
             mapping = new Mapping(g.to, null);
             // A sender still on the growth's mapping hands its record over before a later growth looks at the ends.

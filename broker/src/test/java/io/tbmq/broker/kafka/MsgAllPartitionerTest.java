@@ -434,6 +434,55 @@ class MsgAllPartitionerTest {
         assertThat(kafka.outOfOrder).as("routed before an earlier message of its topic").isEmpty();
     }
 
+    /**
+     * The move ends while publishers of moving topics still queue for it, the producer never having
+     * learned the new partitions: every message is still sent and acknowledged, in order.
+     */
+    @Test
+    void aMoveEndingWhilePublishersQueueForItLeavesNoMessageBehind() throws Exception {
+        ConcurrentLog kafka = new ConcurrentLog();
+        MsgAllPartitioner p = new MsgAllPartitioner(kafka, Duration.ofSeconds(10), 1L << 30, System::nanoTime, Runnable::run);
+        kafka.count = 2;
+        p.refresh();
+        AtomicLong published = new AtomicLong();
+        AtomicLong acked = new AtomicLong();
+        java.util.concurrent.atomic.AtomicBoolean publishing = new java.util.concurrent.atomic.AtomicBoolean(true);
+        List<Thread> publishers = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            int thread = t;
+            publishers.add(Thread.ofPlatform().daemon().start(() -> {
+                long seq = 0;
+                while (publishing.get()) {
+                    String name = "t" + thread + "/" + (seq % 8);
+                    p.send(name.getBytes(StandardCharsets.UTF_8), Long.toString(seq++ / 8).getBytes(StandardCharsets.UTF_8),
+                            (x, offset, error) -> acked.incrementAndGet());
+                    published.incrementAndGet();
+                    if (seq % 8 == 0) {
+                        java.util.concurrent.locks.LockSupport.parkNanos(1_000); // about a million messages in all, not tens of millions
+                    }
+                }
+            }));
+        }
+        Thread router = Thread.ofPlatform().daemon().start(kafka::route);
+        for (int growth = 3; growth <= 5; growth++) {
+            kafka.producerCount = kafka.count;
+            kafka.count = growth;
+            p.refresh();
+            while (!p.advance()) {
+                Thread.sleep(1);
+            }
+        }
+        publishing.set(false);
+        for (Thread t : publishers) {
+            t.join();
+        }
+        kafka.stopping = true;
+        router.join(60_000);
+        assertThat(acked.get()).as("acknowledged of %d published", published.get()).isEqualTo(published.get());
+        assertThat(kafka.routed).isEqualTo(published.get());
+        assertThat(kafka.outOfOrder).isEmpty();
+    }
+
     /** Partitions in memory, acknowledged at once, and a router that reads them unevenly and commits. */
     static final class ConcurrentLog implements MsgAllPartitioner.Log {
         volatile int count;
@@ -449,9 +498,12 @@ class MsgAllPartitionerTest {
             return count;
         }
 
+        /** Partitions the producer knows; -1: as many as there are. */
+        volatile int producerCount = -1;
+
         @Override
         public int producerPartitionCount() {
-            return count;
+            return producerCount < 0 ? count : producerCount;
         }
 
         @Override
