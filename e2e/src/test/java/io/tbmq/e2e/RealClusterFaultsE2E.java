@@ -85,11 +85,12 @@ class RealClusterFaultsE2E {
     @AfterAll
     static void cleanUp() throws Exception {
         traffic.forEach(ContinuousTraffic::close);
-        Files.write(repo.resolve("e2e/target/real-cluster-e2e.txt"), report.entrySet().stream().map(e -> e.getKey() + ": " + e.getValue())
-                .toList());
         if (logs != null) {
             logs.close();
+            report.putAll(PartitionMoves.report(repo.resolve("e2e/target/real-cluster/pod-logs"), NAME + "-broker-"));
         }
+        Files.write(repo.resolve("e2e/target/real-cluster-e2e.txt"), report.entrySet().stream().map(e -> e.getKey() + ": " + e.getValue())
+                .toList());
         if (client != null) {
             RealCluster.saveDiagnostics(client, repo, NS, repo.resolve("e2e/target/real-cluster"));
             client.close();
