@@ -54,9 +54,9 @@ public final class KafkaMessageLog implements MessageLog {
         this.topic = topics.msgAll();
         this.metrics = metrics;
         if (moveWait.compareTo(ALIGN.plusSeconds(1)) < 0) {
-            LOG.warnf("tbmq.kafka.partition-move-wait is %d ms, less than the %d ms every node needs to move and a second to route: "
+            LOG.warnf("tbmq.kafka.partition-move-wait is %d ms, less than %d ms (%d ms for every node to move, a second to route): "
                     + "when tbmq.msg.all gains partitions, moving topics may be delivered out of order once", moveWait.toMillis(),
-                    ALIGN.toMillis());
+                    ALIGN.plusSeconds(1).toMillis(), ALIGN.toMillis());
         }
         this.partitioner = new MsgAllPartitioner(new OnKafka(sender, admin, topic, topics.msgAllGroup()), moveWait, ALIGN,
                 MAX_HELD_BYTES, (from, to, inOrder) -> metrics.partitionMoved(inOrder));
@@ -94,8 +94,8 @@ public final class KafkaMessageLog implements MessageLog {
         }
 
         @Override
-        public void send(int partition, byte[] key, byte[] value, KafkaSender.Acknowledged acknowledged) {
-            sender.send(topic, partition, key, value, acknowledged);
+        public boolean send(int partition, byte[] key, byte[] value, KafkaSender.Acknowledged acknowledged) {
+            return sender.send(topic, partition, key, value, acknowledged);
         }
 
         @Override

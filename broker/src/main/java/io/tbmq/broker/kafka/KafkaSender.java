@@ -40,14 +40,20 @@ public final class KafkaSender implements AutoCloseable {
         void acknowledged(int partition, long offset, Exception error);
     }
 
-    /** Sends to {@code partition} (or, when negative, where Kafka's partitioner puts {@code key}). */
-    public void send(String topic, int partition, byte[] key, byte[] value, Acknowledged acknowledged) {
+    /**
+     * Sends to {@code partition} (or, when negative, where Kafka's partitioner puts {@code key});
+     * false if the producer refused the record at once (no metadata within max.block.ms, say),
+     * {@code acknowledged} having heard why.
+     */
+    public boolean send(String topic, int partition, byte[] key, byte[] value, Acknowledged acknowledged) {
         try {
             producer.send(new ProducerRecord<>(topic, partition < 0 ? null : partition, key, value),
                     (metadata, error) -> acknowledged.acknowledged(metadata == null ? partition : metadata.partition(),
                             metadata == null ? -1 : metadata.offset(), error));
+            return true;
         } catch (RuntimeException e) {
             acknowledged.acknowledged(partition, -1, e);
+            return false;
         }
     }
 

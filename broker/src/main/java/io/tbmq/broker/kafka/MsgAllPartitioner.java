@@ -51,8 +51,12 @@ public final class MsgAllPartitioner {
         /** Partitions the producer knows now: a send to a higher one waits for its metadata on the sending thread. */
         int producerPartitionCount();
 
-        /** Sends to {@code partition}; a negative one means Kafka's own choice by key. */
-        void send(int partition, byte[] key, byte[] value, KafkaSender.Acknowledged acknowledged);
+        /**
+         * Sends to {@code partition}; a negative one means Kafka's own choice by key. False if the
+         * producer refused it at once (its metadata could not be had in time, say), {@code
+         * acknowledged} having heard the error already.
+         */
+        boolean send(int partition, byte[] key, byte[] value, KafkaSender.Acknowledged acknowledged);
 
         /** Returns when every record sent so far is acknowledged (or failed). */
         void flush();
@@ -113,6 +117,8 @@ public final class MsgAllPartitioner {
         long allReadyAt = NOT_YET;
         /** Set with the last release: nothing is held any more. */
         boolean ended;
+        /** The node stops once every old partition is routed: end without waiting for the producer, order kept. */
+        boolean endNow;
         /** Why the wait ended early, or null. */
         String givenUp;
 
@@ -126,6 +132,12 @@ public final class MsgAllPartitioner {
     }
 
     private static final long NOT_YET = Long.MIN_VALUE;
+    /**
+     * Answers in a row that the topic has fewer partitions before that is believed: Kafka never
+     * removes partitions (only a topic deleted and made again has fewer), while a broker whose
+     * metadata lags can still answer the count from before a growth.
+     */
+    private static final int SMALLER_ANSWERS = 3;
     /** How long, once every old partition is routed, messages for partitions the producer does not know yet stay held. */
     private static final long LEARN_WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
 
@@ -142,6 +154,8 @@ public final class MsgAllPartitioner {
     private final Object moves = new Object();
     /** Set when the node stops (or the thread following the count does): no growth is held any more. */
     private boolean stopped;
+    /** Consecutive answers of a smaller count (under {@code moves}). */
+    private int smallerAnswers;
     private volatile Mapping mapping = new Mapping(0, null);
 
     /**
@@ -208,8 +222,8 @@ public final class MsgAllPartitioner {
         }
     }
 
-    private void sendNow(int partition, byte[] key, byte[] value, KafkaSender.Acknowledged acknowledged) {
-        log.send(partition, key, value, (p, offset, error) -> {
+    private boolean sendNow(int partition, byte[] key, byte[] value, KafkaSender.Acknowledged acknowledged) {
+        return log.send(partition, key, value, (p, offset, error) -> {
             if (error == null) {
                 lastAcknowledged.computeIfAbsent(p, x -> new AtomicLong(-1)).accumulateAndGet(offset, Math::max);
             }
@@ -266,6 +280,11 @@ public final class MsgAllPartitioner {
         int count = log.partitionCount();
         synchronized (moves) {
             Mapping m = mapping;
+            if (count >= m.count) {
+                smallerAnswers = 0;
+            } else if (++smallerAnswers < SMALLER_ANSWERS) {
+                return;
+            }
             if (m.growth != null || count == m.count) {
                 return;
             }
@@ -361,15 +380,30 @@ public final class MsgAllPartitioner {
                             g.givenUp);
                 }
                 // In arrival order; a topic's messages share an old partition, so they leave together. A send to a
-                // partition the producer does not know yet waits here for its metadata, not on an event loop.
+                // partition the producer does not know yet waits here for its metadata, not on an event loop; once that
+                // failed, the others for such partitions fail at once rather than each after the producer's max block.
+                Exception noMetadata = null;
                 for (Iterator<Held> it = g.held.iterator(); it.hasNext();) {
                     Held h = it.next();
                     if (g.ready[h.from()]) {
                         it.remove();
                         g.heldBytes -= h.bytes();
                         released++;
+                        boolean unknown = h.partition() >= g.sendable;
+                        if (unknown && noMetadata != null) {
+                            h.acknowledged().acknowledged(h.partition(), -1, noMetadata);
+                            continue;
+                        }
+                        Exception[] refused = new Exception[1];
                         try {
-                            sendNow(h.partition(), h.key(), h.value(), h.acknowledged());
+                            boolean handed = sendNow(h.partition(), h.key(), h.value(), (p, offset, error) -> {
+                                refused[0] = error;
+                                h.acknowledged().acknowledged(p, offset, error);
+                            });
+                            if (!handed && unknown) {
+                                noMetadata = refused[0] != null ? refused[0]
+                                        : new IllegalStateException("the producer could not learn the partitions of tbmq.msg.all");
+                            }
                         } catch (RuntimeException | Error e) {
                             h.acknowledged().acknowledged(h.partition(), -1, e instanceof Exception x ? x : new IllegalStateException(e));
                             if (e instanceof Error) {
@@ -389,7 +423,7 @@ public final class MsgAllPartitioner {
                 }
                 // A held message sent above makes the producer learn the partitions. A node that had none gives it a
                 // moment more, then lets a client's thread wait for the producer's metadata once.
-                if (g.sendable < g.to && !giveUp && now - g.allReadyAt < LEARN_WAIT_NANOS) {
+                if (g.sendable < g.to && !giveUp && !g.endNow && now - g.allReadyAt < LEARN_WAIT_NANOS) {
                     return false;
                 }
                 g.ended = true;
@@ -420,7 +454,11 @@ public final class MsgAllPartitioner {
                 return;
             }
             synchronized (g) {
-                g.givenUp = why;
+                if (g.allReadyAt == NOT_YET) {
+                    g.givenUp = why;
+                } else {
+                    g.endNow = true;
+                }
             }
             advance();
         }

@@ -25,6 +25,8 @@ class MsgAllPartitionerTest {
         int producerCount = -1;
         /** Messages whose send made the producer fetch its metadata (a partition it did not know). */
         final List<String> fetchedMetadataFor = new ArrayList<>();
+        /** Set: the producer cannot fetch metadata, and a send to a partition it does not know fails at once. */
+        RuntimeException metadataFails;
         final List<Sent> sent = new ArrayList<>();
         final Map<Integer, Long> next = new HashMap<>();
         Map<Integer, Long> routed = new HashMap<>();
@@ -41,16 +43,21 @@ class MsgAllPartitionerTest {
         }
 
         @Override
-        public void send(int partition, byte[] key, byte[] value, KafkaSender.Acknowledged acknowledged) {
+        public boolean send(int partition, byte[] key, byte[] value, KafkaSender.Acknowledged acknowledged) {
             int p = partition < 0 ? BuiltInPartitioner.partitionForKey(key, count) : partition;
             if (p >= producerPartitionCount()) {
                 // KafkaProducer.send waits for fresh metadata on the calling thread.
                 fetchedMetadataFor.add(new String(value, StandardCharsets.UTF_8));
+                if (metadataFails != null) {
+                    acknowledged.acknowledged(p, -1, metadataFails);
+                    return false;
+                }
                 producerCount = count;
             }
             sent.add(new Sent(partition, new String(key, StandardCharsets.UTF_8), new String(value, StandardCharsets.UTF_8)));
             long offset = next.merge(p, 1L, Long::sum) - 1;
             acknowledged.acknowledged(p, offset, null);
+            return true;
         }
 
         @Override
@@ -312,14 +319,72 @@ class MsgAllPartitionerTest {
     }
 
     @Test
-    void aSmallerCountIsTakenAsItIs() {
+    void aSmallerCountIsBelievedWhenKafkaSaysItThreeTimesInARow() {
         log.count = 4;
         partitioner.refresh();
         log.count = 2;
         partitioner.refresh();
+        partitioner.refresh();
+        send("a/b", "m1");
+        partitioner.refresh();
         assertThat(partitioner.moving()).isFalse();
-        send("a/b", "m");
-        assertThat(log.sent.get(0).partition()).isEqualTo(partition("a/b", 2));
+        send("a/b", "m2");
+        assertThat(log.sent).extracting(FakeLog.Sent::partition).containsExactly(partition("a/b", 4), partition("a/b", 2));
+    }
+
+    @Test
+    void aBrokerAnsweringTheCountFromBeforeTheGrowthDoesNotUndoIt() {
+        log.count = 2;
+        partitioner.refresh();
+        String moving = topic(true, 0);
+        log.count = 4;
+        partitioner.refresh();
+        assertThat(partitioner.advance()).isTrue();
+        log.count = 2; // a broker whose metadata lags
+        partitioner.refresh();
+        log.count = 4;
+        partitioner.refresh();
+        assertThat(partitioner.moving()).isFalse();
+        send(moving, "1");
+        assertThat(log.sent).extracting(FakeLog.Sent::partition).containsExactly(partition(moving, 4));
+        assertThat(outcomes).containsExactly("2 -> 4 in order");
+    }
+
+    @Test
+    void whenTheProducerCannotLearnTheNewPartitionsOnlyOneHeldSendWaitsForIt() {
+        log.count = 2;
+        partitioner.refresh();
+        String moving = topic(true, 1);
+        log.count = 4;
+        log.producerCount = 2;
+        log.metadataFails = new IllegalStateException("Topic tbmq.msg.all not present in metadata after 2000 ms");
+        partitioner.refresh();
+        List<String> failed = new ArrayList<>();
+        for (String value : List.of("1", "2", "3")) {
+            partitioner.send(moving.getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8), (p, offset, error) -> {
+                if (error != null) {
+                    failed.add(value + ": " + error.getMessage());
+                }
+            });
+        }
+        assertThat(partitioner.advance()).isFalse();
+        assertThat(log.fetchedMetadataFor).as("sends that waited for the producer's metadata").containsExactly("1");
+        assertThat(failed).as("the publishers hear why").containsExactly("1: Topic tbmq.msg.all not present in metadata after 2000 ms",
+                "2: Topic tbmq.msg.all not present in metadata after 2000 ms", "3: Topic tbmq.msg.all not present in metadata after 2000 ms");
+        assertThat(partitioner.held()).isZero();
+    }
+
+    @Test
+    void aNodeStoppingOnceTheOldPartitionsAreRoutedKeptTheOrder() {
+        log.count = 2;
+        partitioner.refresh();
+        log.count = 4;
+        log.producerCount = 2;
+        partitioner.refresh();
+        assertThat(partitioner.advance()).as("waiting for the producer only").isFalse();
+        partitioner.stop("the node is stopping");
+        assertThat(partitioner.moving()).isFalse();
+        assertThat(outcomes).containsExactly("2 -> 4 in order");
     }
 
     @Test
@@ -507,7 +572,7 @@ class MsgAllPartitionerTest {
         }
 
         @Override
-        public void send(int partition, byte[] key, byte[] value, KafkaSender.Acknowledged acknowledged) {
+        public boolean send(int partition, byte[] key, byte[] value, KafkaSender.Acknowledged acknowledged) {
             List<String[]> records = partitions.computeIfAbsent(partition, x -> new ArrayList<>());
             long offset;
             synchronized (records) {
@@ -515,6 +580,7 @@ class MsgAllPartitionerTest {
                 offset = records.size() - 1;
             }
             acknowledged.acknowledged(partition, offset, null);
+            return true;
         }
 
         @Override
