@@ -13,8 +13,10 @@ import org.apache.kafka.clients.admin.DescribeTopicsOptions;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 import org.jboss.logging.Logger;
 
 import io.tbmq.broker.metrics.BrokerMetrics;
@@ -70,6 +72,8 @@ public final class KafkaMessageLog implements MessageLog {
         private final Admin admin;
         private final String topic;
         private final String group;
+        private Uuid lastTopicId;
+        private int lastCount;
 
         OnKafka(KafkaSender sender, Admin admin, String topic, String group) {
             this.sender = sender;
@@ -78,14 +82,24 @@ public final class KafkaMessageLog implements MessageLog {
             this.group = group;
         }
 
+        /** Called by one thread at a time (the one following the count). */
         @Override
         public int partitionCount() {
+            TopicDescription description;
             try {
-                return admin.describeTopics(List.of(topic), new DescribeTopicsOptions().timeoutMs(TIMEOUT_MS)).allTopicNames()
-                        .get(TIMEOUT_MS, TimeUnit.MILLISECONDS).get(topic).partitions().size();
+                description = admin.describeTopics(List.of(topic), new DescribeTopicsOptions().timeoutMs(TIMEOUT_MS)).allTopicNames()
+                        .get(TIMEOUT_MS, TimeUnit.MILLISECONDS).get(topic);
             } catch (Exception e) {
                 throw failed("partitions of " + topic, e);
             }
+            int count = description.partitions().size();
+            if (description.topicId().equals(lastTopicId) && count < lastCount) {
+                // Kafka never removes partitions: a broker whose metadata lags answers from before a growth.
+                return lastCount;
+            }
+            lastTopicId = description.topicId();
+            lastCount = count;
+            return count;
         }
 
         @Override

@@ -1,10 +1,13 @@
 package io.tbmq.broker.kafka;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 
 /** The node's one Kafka producer, shared by every topic it writes; each send is a future. */
 public final class KafkaSender implements AutoCloseable {
@@ -29,7 +32,7 @@ public final class KafkaSender implements AutoCloseable {
                 }
             });
         } catch (RuntimeException e) {
-            // send() itself throws when metadata cannot be fetched within max.block.ms.
+            // Thrown for a few refusals (a closed producer, say); most come through the callback.
             done.completeExceptionally(e);
         }
         return done;
@@ -46,14 +49,28 @@ public final class KafkaSender implements AutoCloseable {
      * {@code acknowledged} having heard why.
      */
     public boolean send(String topic, int partition, byte[] key, byte[] value, Acknowledged acknowledged) {
+        Future<RecordMetadata> sent;
         try {
-            producer.send(new ProducerRecord<>(topic, partition < 0 ? null : partition, key, value),
-                    (metadata, error) -> acknowledged.acknowledged(metadata == null ? partition : metadata.partition(),
-                            metadata == null ? -1 : metadata.offset(), error));
-            return true;
+            sent = producer.send(new ProducerRecord<>(topic, partition < 0 ? null : partition, key, value),
+                    (metadata, error) -> acknowledged.acknowledged(metadata == null || metadata.offset() < 0 ? partition
+                            : metadata.partition(), metadata == null ? -1 : metadata.offset(), error));
         } catch (RuntimeException e) {
             acknowledged.acknowledged(partition, -1, e);
             return false;
+        }
+        // Kafka reports most refusals (a metadata timeout, a record too large) through the callback, during
+        // the call, and returns a future that has already failed.
+        if (!sent.isDone()) {
+            return true;
+        }
+        try {
+            sent.get();
+            return true;
+        } catch (ExecutionException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return true;
         }
     }
 

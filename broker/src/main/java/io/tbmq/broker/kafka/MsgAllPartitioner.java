@@ -400,9 +400,8 @@ public final class MsgAllPartitioner {
                                 refused[0] = error;
                                 h.acknowledged().acknowledged(p, offset, error);
                             });
-                            if (!handed && unknown) {
-                                noMetadata = refused[0] != null ? refused[0]
-                                        : new IllegalStateException("the producer could not learn the partitions of tbmq.msg.all");
+                            if (!handed && unknown && refused[0] instanceof org.apache.kafka.common.errors.TimeoutException) {
+                                noMetadata = refused[0];
                             }
                         } catch (RuntimeException | Error e) {
                             h.acknowledged().acknowledged(h.partition(), -1, e instanceof Exception x ? x : new IllegalStateException(e));

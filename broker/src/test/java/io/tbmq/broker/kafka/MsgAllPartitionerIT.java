@@ -55,7 +55,23 @@ class MsgAllPartitionerIT {
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "1000");
         sender = new KafkaSender(new KafkaProducer<byte[], byte[]>(p));
+    }
+
+    /** What lets the partitioner stop sending held messages one max block after another when Kafka cannot say where they go. */
+    @Test
+    void aSendToAPartitionTheProducerCannotLearnIsRefusedAtOnce() throws Exception {
+        sender.partitionCount(topic);
+        CompletableFuture<Exception> heard = new CompletableFuture<>();
+        boolean handed = sender.send(topic, 7, "k".getBytes(StandardCharsets.UTF_8), "v".getBytes(StandardCharsets.UTF_8),
+                (partition, offset, error) -> heard.complete(error));
+        assertThat(handed).as("handed to the producer").isFalse();
+        assertThat(heard).as("the error was heard during the call").isDone();
+        assertThat(heard.get()).isInstanceOf(org.apache.kafka.common.errors.TimeoutException.class);
+        assertThat(sender.send(topic, 1, "k".getBytes(StandardCharsets.UTF_8), "v".getBytes(StandardCharsets.UTF_8),
+                (partition, offset, error) -> {
+                })).as("a partition the topic has").isTrue();
     }
 
     @AfterEach

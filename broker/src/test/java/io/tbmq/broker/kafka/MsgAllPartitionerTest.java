@@ -357,7 +357,7 @@ class MsgAllPartitionerTest {
         String moving = topic(true, 1);
         log.count = 4;
         log.producerCount = 2;
-        log.metadataFails = new IllegalStateException("Topic tbmq.msg.all not present in metadata after 2000 ms");
+        log.metadataFails = new org.apache.kafka.common.errors.TimeoutException("Topic tbmq.msg.all not present in metadata after 2000 ms");
         partitioner.refresh();
         List<String> failed = new ArrayList<>();
         for (String value : List.of("1", "2", "3")) {
