@@ -45,8 +45,8 @@ public final class KafkaSender implements AutoCloseable {
 
     /**
      * Sends to {@code partition} (or, when negative, where Kafka's partitioner puts {@code key});
-     * false if the producer refused the record at once (no metadata within max.block.ms, say),
-     * {@code acknowledged} having heard why.
+     * false if the producer refused the record at once (no metadata within max.block.ms, say) or it
+     * failed before this returned, {@code acknowledged} having heard why.
      */
     public boolean send(String topic, int partition, byte[] key, byte[] value, Acknowledged acknowledged) {
         Future<RecordMetadata> sent;

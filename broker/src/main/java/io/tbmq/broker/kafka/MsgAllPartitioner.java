@@ -400,7 +400,8 @@ public final class MsgAllPartitioner {
                                 refused[0] = error;
                                 h.acknowledged().acknowledged(p, offset, error);
                             });
-                            if (!handed && unknown && refused[0] instanceof org.apache.kafka.common.errors.TimeoutException) {
+                            if (!handed && unknown && refused[0] instanceof org.apache.kafka.common.errors.TimeoutException
+                                    && !(refused[0] instanceof org.apache.kafka.clients.producer.BufferExhaustedException)) {
                                 noMetadata = refused[0];
                             }
                         } catch (RuntimeException | Error e) {
