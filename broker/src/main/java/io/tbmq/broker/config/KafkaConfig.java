@@ -75,7 +75,7 @@ public interface KafkaConfig {
     /**
      * How often the broker's producer and consumers refresh topic metadata: partitions the
      * operator adds to a topic are produced to and consumed within this long, without a restart
-     * (Kafka's own default is 5 minutes).
+     * (Kafka's own default is 5 minutes). tbmq.msg.all's count is asked of Kafka every second instead.
      */
     @WithDefault("30s")
     Duration metadataMaxAge();
