@@ -16,19 +16,22 @@ import java.util.stream.Stream;
 /**
  * What the brokers' logs say of partitions added to tbmq.msg.all: when each broker moved, how long
  * its moving topics waited, whether their order was kept, and how far apart the brokers moved
- * (a client reconnecting to another broker keeps its order only if they moved together).
+ * (a client reconnecting to another broker keeps its order only if they moved together), and which
+ * brokers joined a move under way as they started.
  */
 final class PartitionMoves {
-    private static final Pattern GREW = Pattern.compile("^(\\d\\d:\\d\\d:\\d\\d\\.\\d{3}) .*tbmq\\.msg\\.all grew from (\\d+) to (\\d+) partitions: topics");
+    private static final Pattern GREW = Pattern.compile("^(\\d\\d:\\d\\d:\\d\\d\\.\\d{3}) .*tbmq\\.msg\\.all grew from (\\d+) to (\\d+) partitions"
+            + "(?: \\(joining the move of ([^,]+), under way as this node started\\))?: topics");
     private static final Pattern DONE = Pattern.compile("^(\\d\\d:\\d\\d:\\d\\d\\.\\d{3}) .*tbmq\\.msg\\.all: every topic is on its partition of (\\d+) now");
     private static final Pattern LET_GO = Pattern.compile("^\\S+ WARN .*tbmq\\.msg\\.all grew from \\d+ to (\\d+) partitions: (\\d+) messages of topics that moved waited \\(([^)]*)\\)");
 
-    /** One broker's move to {@code to} partitions. */
-    record Move(String broker, int from, int to, LocalTime began, LocalTime ended, String letGo) {
+    /** One broker's move to {@code to} partitions; {@code joined}: the node whose move it joined as it started, or null. */
+    record Move(String broker, int from, int to, LocalTime began, String joined, LocalTime ended, String letGo) {
         String describe() {
             String took = ended == null ? "not finished when the log ended"
                     : "every topic on its new partition " + seconds(Duration.between(began, ended)) + " later";
-            return from + " -> " + to + " at " + began + ", " + took + (letGo == null ? ", in order" : ", bounded: " + letGo);
+            return from + " -> " + to + " at " + began + (joined == null ? "" : ", joined " + joined + "'s move as it started") + ", "
+                    + took + (letGo == null ? ", in order" : ", bounded: " + letGo);
         }
     }
 
@@ -49,12 +52,12 @@ final class PartitionMoves {
                     moves.add(open);
                 }
                 open = new Move(broker, Integer.parseInt(grew.group(2)), Integer.parseInt(grew.group(3)), LocalTime.parse(grew.group(1)),
-                        null, null);
+                        grew.group(4), null, null);
                 letGo = null;
             } else if (let.find() && open != null) {
                 letGo = let.group(2) + " messages went on at " + let.group(3);
             } else if (done.find() && open != null && Integer.parseInt(done.group(2)) == open.to()) {
-                moves.add(new Move(broker, open.from(), open.to(), open.began(), LocalTime.parse(done.group(1)), letGo));
+                moves.add(new Move(broker, open.from(), open.to(), open.began(), open.joined(), LocalTime.parse(done.group(1)), letGo));
                 open = null;
             }
         }
@@ -80,7 +83,8 @@ final class PartitionMoves {
             lines.put("tbmq.msg.all move, " + m.broker() + " (" + m.from() + " -> " + m.to() + ")", m.describe());
         }
         Map<Integer, List<Move>> byCount = new LinkedHashMap<>();
-        moves.forEach(m -> byCount.computeIfAbsent(m.to(), x -> new ArrayList<>()).add(m));
+        // A broker that joined a move began it when it started, not when it noticed the growth.
+        moves.stream().filter(m -> m.joined() == null).forEach(m -> byCount.computeIfAbsent(m.to(), x -> new ArrayList<>()).add(m));
         byCount.forEach((to, same) -> {
             if (same.size() > 1) {
                 LocalTime first = same.stream().map(Move::began).min(LocalTime::compareTo).orElseThrow();

@@ -35,6 +35,20 @@ class PartitionMovesTest {
     }
 
     @Test
+    void aBrokerThatJoinedAMoveAsItStartedIsReportedSoAndNotCountedInHowFarApartTheBrokersMoved(@TempDir Path dir) throws Exception {
+        Files.write(dir.resolve("tbmq-broker-0-1a2b3c4d.log"), List.of("10:00:01.250" + GREW, "10:00:03.750" + DONE));
+        Files.write(dir.resolve("tbmq-broker-1-5e6f7a8b.log"), List.of("10:00:02.900" + GREW.replace("16 partitions: ",
+                "16 partitions (joining the move of tbmq-broker-0, under way as this node started): "), "10:00:05.400" + DONE));
+
+        assertThat(PartitionMoves.report(dir, "tbmq-broker-")).containsExactly(
+                org.assertj.core.api.Assertions.entry("tbmq.msg.all move, tbmq-broker-0-1a2b3c4d (12 -> 16)",
+                        "12 -> 16 at 10:00:01.250, every topic on its new partition 2.5 s later, in order"),
+                org.assertj.core.api.Assertions.entry("tbmq.msg.all move, tbmq-broker-1-5e6f7a8b (12 -> 16)",
+                        "12 -> 16 at 10:00:02.900, joined tbmq-broker-0's move as it started, every topic on its new partition 2.5 s "
+                                + "later, in order"));
+    }
+
+    @Test
     void saysSoWhenNoBrokerMoved(@TempDir Path dir) throws Exception {
         Files.write(dir.resolve("tbmq-broker-0-1a2b3c4d.log"), List.of("10:00:00.000 INFO  [io.tb.br.ka.TopicProvisioner] (x) started"));
         assertThat(PartitionMoves.report(dir, "tbmq-broker-")).containsEntry("tbmq.msg.all moves", "none in the brokers' logs");

@@ -79,6 +79,9 @@ public class BrokerApplication {
     private volatile String startupStep = "starting";
     private final List<CompactedTail> tails = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile java.util.concurrent.ScheduledFuture<?> heartbeat;
+    /** Orders heartbeats before the record saying this node left: none may follow it. */
+    private final Object heartbeatSends = new Object();
+    private boolean left;
     private KafkaTopics topics;
     private java.util.concurrent.ScheduledExecutorService liveSettings;
     private java.util.concurrent.ScheduledExecutorService janitor;
@@ -101,7 +104,9 @@ public class BrokerApplication {
         BrokerMetrics metrics = new BrokerMetrics(registry);
         sender = new KafkaSender(clients);
         kafka = new KafkaBackbone(config.kafka(), clients);
-        messageLog = new KafkaMessageLog(sender, topics, metrics, kafka.admin(), config.kafka().partitionMoveWait());
+        NodeLiveness liveness = new NodeLiveness(node, config.cluster().nodeTimeout());
+        messageLog = new KafkaMessageLog(sender, topics, metrics, kafka.admin(), config.kafka().partitionMoveWait(),
+                liveness::movesUnderWay, this::announceMove);
         ApplicationTopics appTopics = new ApplicationTopics(config.kafka().topicPrefix().orElse(""), kafka.admin(),
                 config.kafka().replicationFactor(), config.persistence().applicationTopicRetention());
         applications = new ApplicationSessions(clients, appTopics, config.mqtt().maxQueuedMessages(),
@@ -124,7 +129,6 @@ public class BrokerApplication {
         PersistedHandler persisted = new PersistedHandler(deviceWrites);
         RoutingHandler routing = new RoutingHandler(core.router(), deviceWrites::batch);
         DownlinkHandler downlinks = new DownlinkHandler(core.sessions(), directory, destinations, metrics);
-        NodeLiveness liveness = new NodeLiveness(node, config.cluster().nodeTimeout());
         OrphanAdoption orphans = new OrphanAdoption(node, liveness, directory, core.sessions(), lost);
         io.micrometer.core.instrument.Gauge.builder("tbmq.build.info", () -> 1).description("the version this broker was built as")
                 .tag("version", version()).register(registry);
@@ -167,8 +171,7 @@ public class BrokerApplication {
                 }
                 startupStep = "starting consumers";
                 heartbeat = core.timers().scheduleAtFixedRate(() -> {
-                    sender.send(topics.clusterNodes(), node.getBytes(StandardCharsets.UTF_8),
-                            Long.toString(System.currentTimeMillis()).getBytes(StandardCharsets.UTF_8));
+                    sendHeartbeat();
                     try {
                         // A first send to a topic waits for its metadata: fetch it here, not on a Redis or Kafka I/O thread.
                         for (String other : liveness.aliveNodes()) {
@@ -197,6 +200,9 @@ public class BrokerApplication {
                 long sweep = Math.max(1, Math.min(30, config.cluster().downlinkRetention().toSeconds() / 2));
                 janitor.scheduleWithFixedDelay(new io.tbmq.broker.kafka.DownlinkJanitor(kafka.admin(), topics, liveness,
                         config.cluster().downlinkRetention()), sweep, sweep, TimeUnit.SECONDS);
+                // A node started while the others move topics to new partitions of tbmq.msg.all joins them first.
+                startupStep = "listening for a move of tbmq.msg.all's topics under way";
+                messageLog.joinMoveUnderWay();
                 startupStep = "binding listeners";
                 server.start();
                 config.liveSettingsFile().ifPresent(file -> watchLiveSettings(file, topics, appTopics));
@@ -284,7 +290,10 @@ public class BrokerApplication {
         if (heartbeat != null) {
             heartbeat.cancel(false);
             // Left: the other nodes adopt this node's sessions now rather than after the node timeout.
-            sender.send(topics.clusterNodes(), config.nodeId().getBytes(StandardCharsets.UTF_8), null);
+            synchronized (heartbeatSends) {
+                left = true;
+                sender.send(topics.clusterNodes(), config.nodeId().getBytes(StandardCharsets.UTF_8), null);
+            }
             sender.flush();
         }
         if (liveSettings != null) {
@@ -313,6 +322,28 @@ public class BrokerApplication {
             redis.close();
         }
         LOG.infof("node %s stopped", config.nodeId());
+    }
+
+    /** This node is alive, and moving topics to new partitions of tbmq.msg.all or not. */
+    private void sendHeartbeat() {
+        synchronized (heartbeatSends) {
+            if (!left) {
+                sender.send(topics.clusterNodes(), config.nodeId().getBytes(StandardCharsets.UTF_8),
+                        messageLog.heartbeat(System.currentTimeMillis()).encode());
+            }
+        }
+    }
+
+    /** A move began or ended: a node starting now hears of it at once rather than at the next heartbeat. */
+    private void announceMove() {
+        if (heartbeat == null) {
+            return; // not heartbeating yet: the first heartbeat says it
+        }
+        try {
+            core.timers().execute(this::sendHeartbeat);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // stopping
+        }
     }
 
     /** The version the image was tagged with (TBMQ_VERSION, set by scripts/images.sh), else the build's. */

@@ -1,17 +1,20 @@
 package io.tbmq.broker.cluster;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import io.tbmq.broker.log.TailHandler;
+import io.tbmq.broker.record.NodeHeartbeat;
 
 
 /**
  * Which broker nodes are alive, from the heartbeat records in tbmq.cluster.nodes (key = node id,
  * an empty value = the node left after draining). Judged by when this node read a heartbeat, not
  * by the writer's clock, so clock skew between pods does not matter. A node never heard of is
- * given one timeout from this node's start before it counts as dead.
+ * given one timeout from this node's start before it counts as dead. A heartbeat also says whether
+ * its node is moving topics to partitions tbmq.msg.all gained ({@link NodeHeartbeat}).
  */
 public final class NodeLiveness implements TailHandler {
     private final String self;
@@ -20,6 +23,8 @@ public final class NodeLiveness implements TailHandler {
     private final ConcurrentHashMap<String, Long> lastHeard = new ConcurrentHashMap<>();
     private final Set<String> left = ConcurrentHashMap.newKeySet();
     private final ConcurrentHashMap<String, Long> leftAt = new ConcurrentHashMap<>();
+    /** The move each node's latest heartbeat reports; nodes not moving are absent. */
+    private final ConcurrentHashMap<String, NodeHeartbeat> moving = new ConcurrentHashMap<>();
     private volatile boolean caughtUp;
 
     public NodeLiveness(String self, java.time.Duration timeout) {
@@ -34,7 +39,14 @@ public final class NodeLiveness implements TailHandler {
             left.add(node);
             leftAt.put(node, System.nanoTime());
             lastHeard.remove(node);
+            moving.remove(node);
         } else {
+            NodeHeartbeat heartbeat = NodeHeartbeat.decode(value);
+            if (heartbeat.moving()) {
+                moving.put(node, heartbeat);
+            } else {
+                moving.remove(node);
+            }
             left.remove(node);
             leftAt.remove(node);
             lastHeard.put(node, System.nanoTime());
@@ -62,15 +74,15 @@ public final class NodeLiveness implements TailHandler {
         return System.nanoTime() - since < timeoutNanos;
     }
 
-    /**
-     * How long {@code node} has been gone (since it left, or since its last heartbeat; a node never
-     * heard of, since this node started), or 0 while it is alive.
-     */
     /** Whether tbmq.cluster.nodes holds anything of {@code node}: a heartbeat (old or new) or its leaving. */
     public boolean known(String node) {
         return node.equals(self) || lastHeard.containsKey(node) || left.contains(node);
     }
 
+    /**
+     * How long {@code node} has been gone (since it left, or since its last heartbeat; a node never
+     * heard of, since this node started), or 0 while it is alive.
+     */
     public long goneForNanos(String node) {
         if (alive(node)) {
             return 0;
@@ -78,6 +90,20 @@ public final class NodeLiveness implements TailHandler {
         long now = System.nanoTime();
         Long since = left.contains(node) ? leftAt.get(node) : lastHeard.get(node);
         return now - (since != null ? since : startedAt);
+    }
+
+    /**
+     * The moves other live nodes report, by node: from their latest heartbeat, so a move can show
+     * here for up to a heartbeat interval after it ended.
+     */
+    public Map<String, NodeHeartbeat> movesUnderWay() {
+        Map<String, NodeHeartbeat> out = new java.util.TreeMap<>();
+        moving.forEach((node, heartbeat) -> {
+            if (!node.equals(self) && alive(node)) {
+                out.put(node, heartbeat);
+            }
+        });
+        return out;
     }
 
     /** Live nodes that have sent a heartbeat, and this one. */

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.DescribeTopicsOptions;
@@ -20,6 +21,7 @@ import org.apache.kafka.common.Uuid;
 import org.jboss.logging.Logger;
 
 import io.tbmq.broker.metrics.BrokerMetrics;
+import io.tbmq.broker.record.NodeHeartbeat;
 import io.tbmq.broker.record.PublishMessage;
 import io.tbmq.broker.record.PublishMessageCodec;
 import io.tbmq.broker.routing.MessageLog;
@@ -50,9 +52,19 @@ public final class KafkaMessageLog implements MessageLog {
     private final String topic;
     private final BrokerMetrics metrics;
     private final MsgAllPartitioner partitioner;
+    private final Supplier<Map<String, NodeHeartbeat>> movesHeard;
     private volatile boolean running = true;
+    /** When this node first learnt the count (System.nanoTime), once it has. */
+    private volatile long countLearntAt;
 
-    public KafkaMessageLog(KafkaSender sender, KafkaTopics topics, BrokerMetrics metrics, Admin admin, Duration moveWait) {
+    /**
+     * @param movesHeard the moves other nodes report in their heartbeats, by node: a node that
+     *        starts during one joins it
+     * @param announce called when this node begins or ends a move, so that its heartbeat says so at once
+     */
+    public KafkaMessageLog(KafkaSender sender, KafkaTopics topics, BrokerMetrics metrics, Admin admin, Duration moveWait,
+            Supplier<Map<String, NodeHeartbeat>> movesHeard, Runnable announce) {
+        this.movesHeard = movesHeard;
         this.topic = topics.msgAll();
         this.metrics = metrics;
         if (moveWait.compareTo(ALIGN.plusSeconds(1)) < 0) {
@@ -61,7 +73,18 @@ public final class KafkaMessageLog implements MessageLog {
                     ALIGN.plusSeconds(1).toMillis(), ALIGN.toMillis());
         }
         this.partitioner = new MsgAllPartitioner(new OnKafka(sender, admin, topic, topics.msgAllGroup()), moveWait, ALIGN,
-                MAX_HELD_BYTES, (from, to, inOrder) -> metrics.partitionMoved(inOrder));
+                MAX_HELD_BYTES, new MsgAllPartitioner.Outcomes() {
+                    @Override
+                    public void began(int from, int to) {
+                        announce.run();
+                    }
+
+                    @Override
+                    public void moved(int from, int to, boolean inOrder) {
+                        metrics.partitionMoved(inOrder);
+                        announce.run();
+                    }
+                });
         metrics.gauge("tbmq.partition.move.held", "messages of topics moving to a new tbmq.msg.all partition, waiting for the old one",
                 partitioner::held);
     }
@@ -177,6 +200,7 @@ public final class KafkaMessageLog implements MessageLog {
         if (!running) {
             return;
         }
+        countLearntAt = System.nanoTime();
         Thread mover = new Thread(this::follow, "tbmq-msg-all-partitions");
         mover.setDaemon(true);
         mover.start();
@@ -189,6 +213,7 @@ public final class KafkaMessageLog implements MessageLog {
                 try {
                     pause(REFRESH.toMillis());
                     partitioner.refresh();
+                    joinMoveHeard();
                     while (running && !partitioner.advance()) {
                         pause(ADVANCE_MILLIS);
                     }
@@ -204,6 +229,34 @@ public final class KafkaMessageLog implements MessageLog {
             // Nothing held may outlive this thread: it alone would have released it.
             partitioner.stop(running ? "the thread following the partitions stopped" : "the node is stopping");
         }
+    }
+
+    /**
+     * Before this node accepts clients: joins a move of topics to new partitions that other nodes
+     * report, if the count this node first learnt is where they move to. Waits until every node
+     * has had time to notice the growth and say so in a heartbeat ({@link #ALIGN} after this node
+     * learnt the count); the thread following the count keeps listening for such a move after.
+     */
+    public void joinMoveUnderWay() {
+        long wait = countLearntAt + ALIGN.toNanos() - System.nanoTime();
+        if (wait > 0) {
+            pause(TimeUnit.NANOSECONDS.toMillis(wait) + 1);
+        }
+        joinMoveHeard();
+    }
+
+    private void joinMoveHeard() {
+        for (Map.Entry<String, NodeHeartbeat> heard : movesHeard.get().entrySet()) {
+            if (partitioner.join(heard.getValue().movingFrom(), heard.getValue().movingTo(), heard.getKey())) {
+                return;
+            }
+        }
+    }
+
+    /** What this node's heartbeat says of tbmq.msg.all: the move under way here, if any. */
+    public NodeHeartbeat heartbeat(long nowMillis) {
+        MsgAllPartitioner.Move move = partitioner.move();
+        return move == null ? NodeHeartbeat.idle(nowMillis) : new NodeHeartbeat(nowMillis, move.from(), move.to());
     }
 
     /** A node stopping: messages held for a growth go to Kafka now, before the producer is flushed. */

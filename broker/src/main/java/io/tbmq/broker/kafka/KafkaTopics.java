@@ -32,7 +32,7 @@ public final class KafkaTopics {
         return prefix + "tbmq.retained.msg";
     }
 
-    /** Node heartbeats: node id -> last beat (compacted; an empty value = the node left). */
+    /** Node heartbeats: node id -> last beat, and a tbmq.msg.all move under way ({@code NodeHeartbeat}; compacted; an empty value = the node left). */
     public String clusterNodes() {
         return prefix + "tbmq.cluster.nodes";
     }

@@ -31,7 +31,9 @@ import org.jboss.logging.Logger;
  * about a second of the first; and a node reads where the old partitions end only {@code align}
  * after it moved, when the others have stopped writing moving topics there too. So a client that
  * publishes to one node and then reconnects to another has its messages routed in order across
- * the move, unless a node could not ask Kafka for longer than {@code align}.
+ * the move, unless a node could not ask Kafka for longer than {@code align}. A node that starts
+ * during a move first sees the grown count and has nothing to move by itself: it joins the move
+ * the other nodes report in their heartbeats ({@link #join}), before it accepts clients.
  *
  * <p>The count comes from Kafka, and the producer learns it only on its next metadata refresh. A
  * send to a partition the producer does not know yet waits for that refresh on the sending
@@ -68,12 +70,20 @@ public final class MsgAllPartitioner {
         Map<Integer, Long> routedUpTo();
     }
 
-    /** Hears how each growth ended: in order, or with messages let go at a bound. */
+    /** Hears when this node begins moving topics, and how each move ended: in order, or with messages let go at a bound. */
     public interface Outcomes {
         Outcomes NONE = (from, to, inOrder) -> {
         };
 
+        /** Called with the partitioner's lock held: hand anything slow to another thread. */
+        default void began(int from, int to) {
+        }
+
         void moved(int from, int to, boolean inOrder);
+    }
+
+    /** A move under way on this node: topics go from {@code from} partitions to {@code to}. */
+    public record Move(int from, int to) {
     }
 
     /** How messages are spread now; replaced, never changed, so a sender sees one whole mapping. */
@@ -156,6 +166,8 @@ public final class MsgAllPartitioner {
     private boolean stopped;
     /** Consecutive answers of a smaller count (under {@code moves}). */
     private int smallerAnswers;
+    /** This node first saw the count as it is now and has not moved since: it may join a move others report (under {@code moves}). */
+    private boolean mayJoin;
     private volatile Mapping mapping = new Mapping(0, null);
 
     /**
@@ -294,15 +306,47 @@ public final class MsgAllPartitioner {
                 if (count < m.count) {
                     lastAcknowledged.clear(); // offsets of the topic as it was
                 }
+                mayJoin = !stopped && m.count == 0;
                 mapping = new Mapping(count, null);
                 return;
             }
-            Growth g = new Growth(m.count, count, nanoTime.getAsLong() + maxHoldNanos);
-            mapping = new Mapping(count, g);
-            LOG.infof("tbmq.msg.all grew from %d to %d partitions: topics that move wait until every node moved and their old "
-                    + "partition is routed (at most %d ms)", g.from, g.to, maxHoldNanos / 1_000_000);
-            snapshots.execute(() -> snapshot(m, g));
+            begin(m, m.count, count, "");
         }
+    }
+
+    /**
+     * Joins the move from {@code from} to {@code to} partitions that node {@code by} reports, if
+     * this node first saw the count after that growth (it started during the move) and has not
+     * moved since: its moving topics then wait for their old partitions as on the other nodes, so a
+     * client that published to one of them and reconnects here keeps its order. A node joins at
+     * most one move. Returns whether it joined.
+     */
+    public boolean join(int from, int to, String by) {
+        synchronized (moves) {
+            Mapping m = mapping;
+            if (!mayJoin || stopped || m.growth != null || m.count != to || from <= 0 || from >= to) {
+                return false;
+            }
+            begin(m, from, to, " (joining the move of " + by + ", under way as this node started)");
+            return true;
+        }
+    }
+
+    /** The move under way on this node, or null. */
+    public Move move() {
+        Growth g = mapping.growth;
+        return g == null ? null : new Move(g.from, g.to);
+    }
+
+    /** Holds the topics that move from {@code from} partitions to {@code to}; under {@code moves}. */
+    private void begin(Mapping before, int from, int to, String how) {
+        mayJoin = false;
+        Growth g = new Growth(from, to, nanoTime.getAsLong() + maxHoldNanos);
+        mapping = new Mapping(to, g);
+        LOG.infof("tbmq.msg.all grew from %d to %d partitions%s: topics that move wait until every node moved and their old "
+                + "partition is routed (at most %d ms)", from, to, how, maxHoldNanos / 1_000_000);
+        outcomes.began(from, to);
+        snapshots.execute(() -> snapshot(before, g));
     }
 
     /** What the routing group must have committed in each old partition before its moving topics go on. */

@@ -36,4 +36,19 @@ class NodeLivenessTest {
         Thread.sleep(120);
         assertThat(liveness.goneForNanos("node-b")).isGreaterThanOrEqualTo(Duration.ofMillis(100).toNanos());
     }
+
+    @Test
+    void theMovesOtherLiveNodesReportAreTheirLatestHeartbeats() throws Exception {
+        NodeLiveness liveness = new NodeLiveness("node-a", Duration.ofMillis(300));
+        liveness.record(bytes("node-a"), bytes("1 moving 12 16"));
+        liveness.record(bytes("node-b"), bytes("1 moving 12 16"));
+        liveness.record(bytes("node-c"), bytes("1 moving 12 16"));
+        liveness.record(bytes("node-c"), bytes("2"));
+        liveness.record(bytes("node-d"), bytes("1 moving 8 12"));
+        liveness.record(bytes("node-d"), null);
+        assertThat(liveness.movesUnderWay()).as("not its own; not c's, ended; not d's, left")
+                .containsOnlyKeys("node-b").containsEntry("node-b", new io.tbmq.broker.record.NodeHeartbeat(1, 12, 16));
+        Thread.sleep(400);
+        assertThat(liveness.movesUnderWay()).as("b silent past the timeout").isEmpty();
+    }
 }

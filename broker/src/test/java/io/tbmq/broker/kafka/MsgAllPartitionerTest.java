@@ -261,6 +261,74 @@ class MsgAllPartitionerTest {
     }
 
     @Test
+    void aNodeStartedDuringAMoveJoinsItAndKeepsTheOrderOfAClientComingFromAMovingNode() {
+        List<String> began = new ArrayList<>();
+        MsgAllPartitioner.Outcomes heard = new MsgAllPartitioner.Outcomes() {
+            @Override
+            public void began(int from, int to) {
+                began.add(from + " -> " + to);
+            }
+
+            @Override
+            public void moved(int from, int to, boolean inOrder) {
+                outcomes.add(from + " -> " + to + (inOrder ? " in order" : " bounded"));
+            }
+        };
+        MsgAllPartitioner a = new MsgAllPartitioner(log, Duration.ofSeconds(10), 1_000, now::get, Runnable::run, heard);
+        log.count = 2;
+        a.refresh();
+        String moving = topic(true, 0);
+        java.util.function.BiConsumer<MsgAllPartitioner, String> publish = (node, value) -> node.send(
+                moving.getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8), (p, offset, error) -> acknowledged
+                        .add(value));
+        publish.accept(a, "1");
+        log.count = 4;
+        a.refresh();
+        assertThat(a.move()).as("what A's heartbeat says").isEqualTo(new MsgAllPartitioner.Move(2, 4));
+        assertThat(began).containsExactly("2 -> 4");
+
+        // C starts now: the first count it sees is 4, and it has nothing of its own to move.
+        MsgAllPartitioner c = new MsgAllPartitioner(log, Duration.ofSeconds(10), 1_000, now::get, Runnable::run, heard);
+        c.refresh();
+        assertThat(c.moving()).isFalse();
+        assertThat(c.join(2, 4, "node-a")).as("joins the move A reports").isTrue();
+        assertThat(c.move()).isEqualTo(new MsgAllPartitioner.Move(2, 4));
+        assertThat(began).containsExactly("2 -> 4", "2 -> 4");
+        publish.accept(c, "2"); // the client reconnected from A to C
+
+        assertThat(c.advance()).as("partition 0 not routed past 1").isFalse();
+        assertThat(log.values(moving)).as("2 waits on C for 1, which A wrote to the old partition").containsExactly("1");
+        log.routed = Map.of(0, 1L);
+        assertThat(c.advance()).isTrue();
+        assertThat(a.advance()).isTrue();
+        assertThat(log.values(moving)).containsExactly("1", "2");
+        assertThat(log.sent.get(1).partition()).as("2 on the topic's new partition").isEqualTo(partition(moving, 4));
+        assertThat(outcomes).containsExactly("2 -> 4 in order", "2 -> 4 in order");
+        assertThat(c.move()).isNull();
+    }
+
+    @Test
+    void aNodeJoinsOnlyAMoveToTheCountItFirstSawAndOnlyOnce() {
+        MsgAllPartitioner started = new MsgAllPartitioner(log, Duration.ofSeconds(10), 1_000, now::get, Runnable::run);
+        log.count = 4;
+        assertThat(started.join(2, 4, "node-a")).as("before it knows the count").isFalse();
+        started.refresh();
+        assertThat(started.join(2, 6, "node-a")).as("a move to another count").isFalse();
+        assertThat(started.join(4, 4, "node-a")).as("no growth").isFalse();
+        assertThat(started.join(2, 4, "node-a")).isTrue();
+        assertThat(started.advance()).isTrue(); // nothing was written to partitions 0 and 1
+        assertThat(started.join(2, 4, "node-b")).as("a move it joined already, still in another node's heartbeat").isFalse();
+
+        MsgAllPartitioner grown = new MsgAllPartitioner(log, Duration.ofSeconds(10), 1_000, now::get, Runnable::run);
+        log.count = 2;
+        grown.refresh();
+        log.count = 4;
+        grown.refresh();
+        assertThat(grown.advance()).isTrue();
+        assertThat(grown.join(2, 4, "node-a")).as("a node that moved by itself").isFalse();
+    }
+
+    @Test
     void aNodeReadsWhereTheOldPartitionsEndOnlyAfterTheAlignment() throws Exception {
         java.util.concurrent.CompletableFuture<Long> readAt = new java.util.concurrent.CompletableFuture<>();
         FakeLog timed = new FakeLog() {

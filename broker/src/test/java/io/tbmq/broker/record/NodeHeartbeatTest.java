@@ -1,0 +1,36 @@
+package io.tbmq.broker.record;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+
+import org.junit.jupiter.api.Test;
+
+class NodeHeartbeatTest {
+
+    private static NodeHeartbeat decode(String text) {
+        return NodeHeartbeat.decode(text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void aMoveUnderWayIsWrittenAndReadBack() {
+        NodeHeartbeat moving = new NodeHeartbeat(1_700_000_000_000L, 12, 16);
+        assertThat(new String(moving.encode(), StandardCharsets.UTF_8)).isEqualTo("1700000000000 moving 12 16");
+        assertThat(NodeHeartbeat.decode(moving.encode())).isEqualTo(moving);
+        assertThat(NodeHeartbeat.decode(moving.encode()).moving()).isTrue();
+    }
+
+    @Test
+    void aNodeNotMovingWritesWhatEarlierVersionsWrote() {
+        assertThat(new String(NodeHeartbeat.idle(1_700_000_000_000L).encode(), StandardCharsets.UTF_8)).isEqualTo("1700000000000");
+        assertThat(decode("1700000000000")).isEqualTo(NodeHeartbeat.idle(1_700_000_000_000L));
+    }
+
+    @Test
+    void whatItCannotReadIsAHeartbeatOfANodeNotMoving() {
+        for (String odd : new String[] { "hb", "", "12 moving", "12 moving x 16", "12 moving 16 12", "12 moving 0 4",
+                "12 growing 2 4", "12 moving 2 4 extra" }) {
+            assertThat(decode(odd).moving()).as("'%s'", odd).isFalse();
+        }
+    }
+}
