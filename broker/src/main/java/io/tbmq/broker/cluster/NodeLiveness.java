@@ -19,6 +19,7 @@ import io.tbmq.broker.record.NodeHeartbeat;
 public final class NodeLiveness implements TailHandler {
     private final String self;
     private final long timeoutNanos;
+    private final long timeoutMillis;
     private final long startedAt = System.nanoTime();
     private final ConcurrentHashMap<String, Long> lastHeard = new ConcurrentHashMap<>();
     private final Set<String> left = ConcurrentHashMap.newKeySet();
@@ -30,6 +31,7 @@ public final class NodeLiveness implements TailHandler {
     public NodeLiveness(String self, java.time.Duration timeout) {
         this.self = self;
         this.timeoutNanos = timeout.toNanos();
+        this.timeoutMillis = timeout.toMillis();
     }
 
     @Override
@@ -42,7 +44,9 @@ public final class NodeLiveness implements TailHandler {
             moving.remove(node);
         } else {
             NodeHeartbeat heartbeat = NodeHeartbeat.decode(value);
-            if (heartbeat.moving()) {
+            // A move is believed only from a recent heartbeat (by the writer's clock, which for this is close enough):
+            // a node that died moving left its last heartbeat in the topic, and a node starting reads it again.
+            if (heartbeat.moving() && Math.abs(System.currentTimeMillis() - heartbeat.sentAtMillis()) < timeoutMillis) {
                 moving.put(node, heartbeat);
             } else {
                 moving.remove(node);
@@ -93,8 +97,9 @@ public final class NodeLiveness implements TailHandler {
     }
 
     /**
-     * The moves other live nodes report, by node: from their latest heartbeat, so a move can show
-     * here for up to a heartbeat interval after it ended.
+     * The moves other live nodes report, by node, from their latest heartbeat if it was sent within
+     * a node timeout of this node's clock. A node announces the end of its move at once, so one
+     * shows here after it ended only while that announcement is on its way.
      */
     public Map<String, NodeHeartbeat> movesUnderWay() {
         Map<String, NodeHeartbeat> out = new java.util.TreeMap<>();

@@ -54,8 +54,9 @@ public final class KafkaMessageLog implements MessageLog {
     private final MsgAllPartitioner partitioner;
     private final Supplier<Map<String, NodeHeartbeat>> movesHeard;
     private volatile boolean running = true;
-    /** When this node first learnt the count (System.nanoTime), once it has. */
+    /** When this node first learnt the count (System.nanoTime), once it has ({@link #countLearnt}). */
     private volatile long countLearntAt;
+    private volatile boolean countLearnt;
 
     /**
      * @param movesHeard the moves other nodes report in their heartbeats, by node: a node that
@@ -201,6 +202,7 @@ public final class KafkaMessageLog implements MessageLog {
             return;
         }
         countLearntAt = System.nanoTime();
+        countLearnt = true;
         Thread mover = new Thread(this::follow, "tbmq-msg-all-partitions");
         mover.setDaemon(true);
         mover.start();
@@ -238,6 +240,9 @@ public final class KafkaMessageLog implements MessageLog {
      * learnt the count); the thread following the count keeps listening for such a move after.
      */
     public void joinMoveUnderWay() {
+        if (!countLearnt) {
+            return; // stopping before it was learnt
+        }
         long wait = countLearntAt + ALIGN.toNanos() - System.nanoTime();
         if (wait > 0) {
             pause(TimeUnit.NANOSECONDS.toMillis(wait) + 1);

@@ -150,6 +150,11 @@ public final class MsgAllPartitioner {
     private static final int SMALLER_ANSWERS = 3;
     /** How long, once every old partition is routed, messages for partitions the producer does not know yet stay held. */
     private static final long LEARN_WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
+    /**
+     * Past its longest wait and {@link #LEARN_WAIT_NANOS}, a move under way when this node learnt
+     * the count has ended; a report of it heard later is stale (a node that died moving, say).
+     */
+    private static final long JOIN_SLACK_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(2);
 
     private final Log log;
     private final long maxHoldNanos;
@@ -168,6 +173,8 @@ public final class MsgAllPartitioner {
     private int smallerAnswers;
     /** This node first saw the count as it is now and has not moved since: it may join a move others report (under {@code moves}). */
     private boolean mayJoin;
+    /** When this node first learnt the count (under {@code moves}). */
+    private long countLearntAt;
     private volatile Mapping mapping = new Mapping(0, null);
 
     /**
@@ -307,6 +314,7 @@ public final class MsgAllPartitioner {
                     lastAcknowledged.clear(); // offsets of the topic as it was
                 }
                 mayJoin = !stopped && m.count == 0;
+                countLearntAt = nanoTime.getAsLong();
                 mapping = new Mapping(count, null);
                 return;
             }
@@ -319,11 +327,15 @@ public final class MsgAllPartitioner {
      * this node first saw the count after that growth (it started during the move) and has not
      * moved since: its moving topics then wait for their old partitions as on the other nodes, so a
      * client that published to one of them and reconnects here keeps its order. A node joins at
-     * most one move. Returns whether it joined.
+     * most one move, and only while a move under way when it learnt the count can still be: its
+     * longest wait ({@code maxHold}) and a little more. Returns whether it joined.
      */
     public boolean join(int from, int to, String by) {
         synchronized (moves) {
             Mapping m = mapping;
+            if (mayJoin && nanoTime.getAsLong() - countLearntAt > maxHoldNanos + LEARN_WAIT_NANOS + JOIN_SLACK_NANOS) {
+                mayJoin = false;
+            }
             if (!mayJoin || stopped || m.growth != null || m.count != to || from <= 0 || from >= to) {
                 return false;
             }

@@ -3,9 +3,9 @@ package io.tbmq.broker.record;
 import java.nio.charset.StandardCharsets;
 
 /**
- * A node's heartbeat in tbmq.cluster.nodes: when it was sent (the writer's clock, for people
- * reading the topic) and, while the node moves topics to partitions tbmq.msg.all gained, from how
- * many partitions to how many. A node that starts during such a move joins it.
+ * A node's heartbeat in tbmq.cluster.nodes: when it was sent (the writer's clock: a move reported
+ * in an old heartbeat is not believed) and, while the node moves topics to partitions tbmq.msg.all
+ * gained, from how many partitions to how many. A node that starts during such a move joins it.
  *
  * <p>Text: {@code <millis>}, or {@code <millis> moving <from> <to>}. Brokers of earlier versions
  * wrote the millis alone and read nothing of the value, so both ways round a rolling upgrade works.
@@ -31,11 +31,12 @@ public record NodeHeartbeat(long sentAtMillis, int movingFrom, int movingTo) {
 
     /** Reads what it can: a value it does not understand is a heartbeat all the same, of a node not moving. */
     public static NodeHeartbeat decode(byte[] value) {
-        String[] parts = new String(value, StandardCharsets.UTF_8).trim().split(" ");
+        String[] parts = new String(value, StandardCharsets.UTF_8).trim().split(" +");
         long sentAt = 0;
         try {
             sentAt = Long.parseLong(parts[0]);
-            if (parts.length == 4 && parts[1].equals(MOVING)) {
+            // Fields a later version may add go after these.
+            if (parts.length >= 4 && parts[1].equals(MOVING)) {
                 NodeHeartbeat moving = new NodeHeartbeat(sentAt, Integer.parseInt(parts[2]), Integer.parseInt(parts[3]));
                 if (moving.moving()) {
                     return moving;

@@ -302,6 +302,7 @@ class MsgAllPartitionerTest {
         assertThat(c.advance()).isTrue();
         assertThat(a.advance()).isTrue();
         assertThat(log.values(moving)).containsExactly("1", "2");
+        assertThat(log.sent.get(0).partition()).as("1 on the old partition").isZero();
         assertThat(log.sent.get(1).partition()).as("2 on the topic's new partition").isEqualTo(partition(moving, 4));
         assertThat(outcomes).containsExactly("2 -> 4 in order", "2 -> 4 in order");
         assertThat(c.move()).isNull();
@@ -326,6 +327,27 @@ class MsgAllPartitionerTest {
         grown.refresh();
         assertThat(grown.advance()).isTrue();
         assertThat(grown.join(2, 4, "node-a")).as("a node that moved by itself").isFalse();
+
+        MsgAllPartitioner stopping = new MsgAllPartitioner(log, Duration.ofSeconds(10), 1_000, now::get, Runnable::run);
+        stopping.refresh();
+        stopping.stop("test");
+        assertThat(stopping.join(2, 4, "node-a")).as("a node stopping").isFalse();
+    }
+
+    @Test
+    void aMoveReportedPastTheLongestWaitAfterTheNodeLearntTheCountIsStale() {
+        log.count = 4;
+        MsgAllPartitioner late = new MsgAllPartitioner(log, Duration.ofSeconds(10), 1_000, now::get, Runnable::run);
+        late.refresh();
+        now.addAndGet(Duration.ofSeconds(12).toNanos());
+        assertThat(late.join(2, 4, "node-a")).as("a move under way then may still be ending").isTrue();
+        late.stop("test");
+
+        MsgAllPartitioner stale = new MsgAllPartitioner(log, Duration.ofSeconds(10), 1_000, now::get, Runnable::run);
+        stale.refresh();
+        now.addAndGet(Duration.ofSeconds(14).toNanos());
+        assertThat(stale.join(2, 4, "node-a")).as("every move under way then has ended: a node that died moving, say").isFalse();
+        assertThat(stale.moving()).isFalse();
     }
 
     @Test

@@ -147,6 +147,9 @@ class PartitionMoveJoinIT {
         Node c = new Node("node-c");
         c.log.start();
         assertThat(c.log.heartbeat(0).moving()).as("nothing of its own to move").isFalse();
+        // The broker reads tbmq.cluster.nodes up to its end before this (CompactedTail.awaitCaughtUp).
+        Awaitility.await("node-c read node-a's heartbeat").atMost(Duration.ofSeconds(30))
+                .until(() -> c.liveness.movesUnderWay().containsKey("node-a"));
         c.log.joinMoveUnderWay();
         assertThat(c.log.heartbeat(0)).as("joined node-a's move before accepting clients").isEqualTo(new NodeHeartbeat(0, 2, 4));
         Awaitility.await("node-c's heartbeat says so at once").atMost(Duration.ofSeconds(10))
