@@ -202,7 +202,7 @@ public class BrokerApplication {
                         config.cluster().downlinkRetention()), sweep, sweep, TimeUnit.SECONDS);
                 // A node started while the others move topics to new partitions of tbmq.msg.all joins them first.
                 startupStep = "listening for a move of tbmq.msg.all's topics under way";
-                messageLog.joinMoveUnderWay();
+                messageLog.joinMoveUnderWay(liveness.aliveNodes().size() > 1);
                 startupStep = "binding listeners";
                 server.start();
                 config.liveSettingsFile().ifPresent(file -> watchLiveSettings(file, topics, appTopics));

@@ -13,7 +13,8 @@ import io.tbmq.broker.record.NodeHeartbeat;
  * Which broker nodes are alive, from the heartbeat records in tbmq.cluster.nodes (key = node id,
  * an empty value = the node left after draining). Judged by when this node read a heartbeat, not
  * by the writer's clock, so clock skew between pods does not matter. A node never heard of is
- * given one timeout from this node's start before it counts as dead. A heartbeat also says whether
+ * given one timeout from this node's start before it counts as dead. (The writer's clock is used
+ * only to tell a stale move in a heartbeat read at start.) A heartbeat also says whether
  * its node is moving topics to partitions tbmq.msg.all gained ({@link NodeHeartbeat}).
  */
 public final class NodeLiveness implements TailHandler {
@@ -44,9 +45,10 @@ public final class NodeLiveness implements TailHandler {
             moving.remove(node);
         } else {
             NodeHeartbeat heartbeat = NodeHeartbeat.decode(value);
-            // A move is believed only from a recent heartbeat (by the writer's clock, which for this is close enough):
-            // a node that died moving left its last heartbeat in the topic, and a node starting reads it again.
-            if (heartbeat.moving() && Math.abs(System.currentTimeMillis() - heartbeat.sentAtMillis()) < timeoutMillis) {
+            // A node that died moving left its last heartbeat in the topic, and a node starting reads it again: a move
+            // read while catching up is believed only if the writer's clock says it is recent. One read live was just sent.
+            boolean recent = caughtUp || Math.abs(System.currentTimeMillis() - heartbeat.sentAtMillis()) < timeoutMillis;
+            if (heartbeat.moving() && recent) {
                 moving.put(node, heartbeat);
             } else {
                 moving.remove(node);
@@ -97,9 +99,10 @@ public final class NodeLiveness implements TailHandler {
     }
 
     /**
-     * The moves other live nodes report, by node, from their latest heartbeat if it was sent within
-     * a node timeout of this node's clock. A node announces the end of its move at once, so one
-     * shows here after it ended only while that announcement is on its way.
+     * The moves other live nodes report, by node, from their latest heartbeat: read live, or while
+     * catching up if sent within a node timeout by this node's clock. A node announces the end of
+     * its move at once, so one shows here after it ended only while that announcement is on its
+     * way, or for a node that died moving, until it counts as dead.
      */
     public Map<String, NodeHeartbeat> movesUnderWay() {
         Map<String, NodeHeartbeat> out = new java.util.TreeMap<>();

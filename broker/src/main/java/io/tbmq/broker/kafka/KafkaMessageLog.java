@@ -238,10 +238,14 @@ public final class KafkaMessageLog implements MessageLog {
      * report, if the count this node first learnt is where they move to. Waits until every node
      * has had time to notice the growth and say so in a heartbeat ({@link #ALIGN} after this node
      * learnt the count); the thread following the count keeps listening for such a move after.
+     * With no other node alive nobody can be moving, and a restart is not held up (a broker ready
+     * 2 s later can miss a readiness probe and take 5 s more to get its clients back).
+     *
+     * @param othersAlive whether any other broker node is alive
      */
-    public void joinMoveUnderWay() {
-        if (!countLearnt) {
-            return; // stopping before it was learnt
+    public void joinMoveUnderWay(boolean othersAlive) {
+        if (!countLearnt || !othersAlive) {
+            return; // stopping before the count was learnt, or alone
         }
         long wait = countLearntAt + ALIGN.toNanos() - System.nanoTime();
         if (wait > 0) {

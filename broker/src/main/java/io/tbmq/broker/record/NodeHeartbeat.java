@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
  */
 public record NodeHeartbeat(long sentAtMillis, int movingFrom, int movingTo) {
     private static final String MOVING = "moving";
+    private static final java.util.regex.Pattern SPACES = java.util.regex.Pattern.compile(" +");
 
     public static NodeHeartbeat idle(long sentAtMillis) {
         return new NodeHeartbeat(sentAtMillis, 0, 0);
@@ -31,7 +32,7 @@ public record NodeHeartbeat(long sentAtMillis, int movingFrom, int movingTo) {
 
     /** Reads what it can: a value it does not understand is a heartbeat all the same, of a node not moving. */
     public static NodeHeartbeat decode(byte[] value) {
-        String[] parts = new String(value, StandardCharsets.UTF_8).trim().split(" +");
+        String[] parts = SPACES.split(new String(value, StandardCharsets.UTF_8).trim());
         long sentAt = 0;
         try {
             sentAt = Long.parseLong(parts[0]);

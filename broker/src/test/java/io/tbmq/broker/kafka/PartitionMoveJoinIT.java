@@ -150,7 +150,7 @@ class PartitionMoveJoinIT {
         // The broker reads tbmq.cluster.nodes up to its end before this (CompactedTail.awaitCaughtUp).
         Awaitility.await("node-c read node-a's heartbeat").atMost(Duration.ofSeconds(30))
                 .until(() -> c.liveness.movesUnderWay().containsKey("node-a"));
-        c.log.joinMoveUnderWay();
+        c.log.joinMoveUnderWay(true);
         assertThat(c.log.heartbeat(0)).as("joined node-a's move before accepting clients").isEqualTo(new NodeHeartbeat(0, 2, 4));
         Awaitility.await("node-c's heartbeat says so at once").atMost(Duration.ofSeconds(10))
                 .until(() -> a.liveness.movesUnderWay().containsKey("node-c"));
@@ -183,7 +183,7 @@ class PartitionMoveJoinIT {
         Node c = new Node("node-c");
         c.log.start();
         Awaitility.await("node-c heard node-a").atMost(Duration.ofSeconds(10)).until(() -> c.liveness.aliveNodes().contains("node-a"));
-        c.log.joinMoveUnderWay();
+        c.log.joinMoveUnderWay(true);
         assertThat(c.liveness.movesUnderWay()).as("node-a's last heartbeat").isEmpty();
         assertThat(c.log.heartbeat(0).moving()).isFalse();
         c.publish("plant/line-1", "x").get(10, TimeUnit.SECONDS);
