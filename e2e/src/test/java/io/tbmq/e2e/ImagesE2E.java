@@ -87,6 +87,12 @@ class ImagesE2E {
             int http = Ports.free();
             env.put("QUARKUS_HTTP_PORT", Integer.toString(http));
             env.put("TBMQ_NODE_ID", "image-0");
+            // As the operator sets it, plus AOTMode=on: the JVM then refuses to start unless it can use the
+            // image's AOT cache (a cache of another JVM or class path would otherwise be skipped with a warning).
+            env.put("JAVA_TOOL_OPTIONS", "-Xmx512m -XX:MaxDirectMemorySize=256m -XX:AOTMode=on");
+            assertThat(entrypoint(rootfs)).as("the broker starts from the AOT cache its image was built with")
+                    .contains("-XX:AOTCache=/app/broker.aot");
+            assertThat(rootfs.resolve("app/broker.aot")).isNotEmptyFile();
             run(rootfs, env, work.resolve("broker.log"));
             awaitPort(mqtt, work.resolve("broker.log"));
             awaitReady(http, work.resolve("broker.log"));
@@ -295,6 +301,12 @@ class ImagesE2E {
         mounts.add(rootfs.resolve("proc"));
         UNPACKED.put(name, rootfs);
         return rootfs;
+    }
+
+    private static List<String> entrypoint(Path rootfs) throws IOException {
+        List<String> args = new ArrayList<>();
+        JSON.readTree(rootfs.resolveSibling("config.json").toFile()).at("/process/args").forEach(a -> args.add(a.asText()));
+        return args;
     }
 
     /** Runs the image's entrypoint from its runtime config: user, working directory, environment. */

@@ -187,7 +187,9 @@ public final class BrokerModel {
                                 .withVolumeMounts(mounts)
                                 .withNewStartupProbe()
                                     .withNewHttpGet().withPath("/q/health/started").withNewPort("http").endHttpGet()
-                                    .withPeriodSeconds(2).withFailureThreshold(90)
+                                    // Asked every second: the kubelet asks readiness as soon as this passes, so a
+                                    // restarted broker takes traffic within a second of listening (3 minutes allowed).
+                                    .withPeriodSeconds(1).withFailureThreshold(180)
                                 .endStartupProbe()
                                 .withNewReadinessProbe()
                                     .withNewHttpGet().withPath("/q/health/ready").withNewPort("http").endHttpGet()
