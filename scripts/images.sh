@@ -55,20 +55,25 @@ printf 'root:x:0:\ntbmq:x:185:\n' > "$BASE/etc/group"
 printf 'hosts: files dns\n' > "$BASE/etc/nsswitch.conf"
 
 # ---- the broker's AOT cache (JDK 25: JEP 483 and 514)
-# The classes a broker's start loads and links, mapped from one file instead of read from the jars: a
-# restarted broker pod listens about a third sooner (docs/operations.md, "Start-up").
+# The classes a broker's start loads and links, mapped from one file instead of read from the jars:
+# Quarkus starts in about two thirds of the time (docs/operations.md, "Start-up").
 # Recorded by a training run of the image's own JVM and jars under chroot, at the paths the container has:
-# the JVM takes a cache only from the same runtime image and class path. The run needs no Kafka or Redis:
-# it ends once Quarkus has started and the broker waits for Kafka, which is where a start spends its class
-# loading. Its /proc and /dev live in a mount namespace of their own, so nothing stays mounted.
+# the JVM takes a cache only from the same runtime image and class path (the jars' mtimes in whole seconds,
+# which is all an image layer keeps of them). The run needs no Kafka or Redis: with no network at all it
+# ends once Quarkus has started and the broker waits for Kafka, which is where a start spends its class
+# loading. Its /proc, /dev and network live in namespaces of their own, so nothing stays mounted or bound.
+JVM_FLAGS=(-XX:MaxRAMPercentage=75 -XX:+CrashOnOutOfMemoryError -XX:+ErrorFileToStderr -XX:-CreateCoredumpOnCrash)
 AOT_CACHE=/app/broker.aot
 train_aot_cache() { # rootfs: writes $rootfs$AOT_CACHE, or warns and leaves none (the image then starts without)
-  local rootfs=$1 log=$WORK/aot-training.log pid i
+  local rootfs=$1 log=$WORK/aot-training.log pid i started=0
   if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null; then
     echo "warning: the broker image gets no AOT cache (its training run needs root and unshare); it starts slower" >&2
     return 0
   fi
-  unshare --mount --propagation private bash -c '
+  find "$rootfs/app" -exec touch -h -d "@$(date +%s)" {} +
+  # setsid: the JVM (every command below execs the next) leads a process group with the JVM it starts to
+  # write the cache, so both can be stopped together.
+  setsid unshare --mount --net --propagation private bash -c '
     r=$1; shift
     mount -t proc proc "$r/proc" && mount -t tmpfs -o mode=755 tmpfs "$r/dev" || exit 1
     mknod -m 666 "$r/dev/null" c 1 3 && mknod -m 666 "$r/dev/zero" c 1 5 \
@@ -76,27 +81,30 @@ train_aot_cache() { # rootfs: writes $rootfs$AOT_CACHE, or warns and leaves none
     c=$(command -v chroot)
     exec env -i PATH=/opt/java/bin JAVA_HOME=/opt/java TBMQ_NODE_ID=aot-training \
       JAVA_TOOL_OPTIONS="-Xmx512m -XX:MaxDirectMemorySize=256m" "$c" --userspec=185:185 "$r" "$@"' \
-    train "$rootfs" /opt/java/bin/java -XX:MaxRAMPercentage=75 -XX:AOTCacheOutput=$AOT_CACHE \
-      -Dtbmq.kafka.bootstrap-servers=127.0.0.1:1 -Dtbmq.redis.mode=standalone -Dtbmq.redis.nodes=127.0.0.1:1 \
+    train "$rootfs" /opt/java/bin/java "${JVM_FLAGS[@]}" -XX:+UseG1GC -XX:AOTCacheOutput=$AOT_CACHE \
+      -Dtbmq.kafka.bootstrap-servers=127.0.0.1:1 -Dtbmq.redis.mode=cluster -Dtbmq.redis.nodes=127.0.0.1:1 \
       -Dquarkus.http.port=0 -Dtbmq.listeners.tcp.port=0 -Dtbmq.listeners.ws.port=0 \
       -jar /app/quarkus-run.jar >"$log" 2>&1 &
   pid=$!
+  trap 'kill -KILL -- "-$pid" 2>/dev/null' EXIT
   for i in $(seq 1 600); do # up to 2 minutes for Quarkus to start
-    grep -q "started in" "$log" && break
+    grep -qs "started in" "$log" && { started=1; break; }
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.2
   done
   kill -TERM "$pid" 2>/dev/null || true
-  for i in $(seq 1 600); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done # the JVM writes the cache as it ends
-  kill -KILL "$pid" 2>/dev/null || true
+  for i in $(seq 1 600); do kill -0 -- "-$pid" 2>/dev/null || break; sleep 0.2; done # the cache is written at exit
+  kill -KILL -- "-$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
+  trap - EXIT
   find "$rootfs/tmp" -mindepth 1 -delete # the run's hsperfdata and Vert.x cache are not the image's
-  if [ -s "$rootfs$AOT_CACHE" ] && grep -q "AOTCache creation is complete" "$log"; then
-    chown 185:185 "$rootfs$AOT_CACHE"
+  rm -f "$rootfs$AOT_CACHE.config"
+  if [ "$started" = 1 ] && [ -s "$rootfs$AOT_CACHE" ] && grep -q "AOTCache creation is complete" "$log"; then
+    chown 0:0 "$rootfs$AOT_CACHE"; chmod 444 "$rootfs$AOT_CACHE"
     echo "AOT cache for the broker: $AOT_CACHE ($(du -h "$rootfs$AOT_CACHE" | cut -f1))"
   else
     rm -f "$rootfs$AOT_CACHE"
-    echo "warning: the broker's AOT training run wrote no cache (see $log); the image starts without one" >&2
+    echo "warning: the broker's AOT training run did not end with a cache (see $log); the image starts without one" >&2
   fi
 }
 
@@ -107,7 +115,7 @@ build_image() { # name app-dir "env..." ports...
   umoci new --image "$layout:$VERSION"
   umoci unpack --image "$layout:$VERSION" "$bundle" >/dev/null
   cp -a "$BASE"/. "$bundle/rootfs/"
-  umoci repack --image "$layout:$VERSION" "$bundle"
+  umoci repack --refresh-bundle --image "$layout:$VERSION" "$bundle" # the next layer then holds only /app
   mkdir -p "$bundle/rootfs/app"
   cp -a "$app"/. "$bundle/rootfs/app/"
   chown -R 185:185 "$bundle/rootfs/app"
@@ -117,8 +125,9 @@ build_image() { # name app-dir "env..." ports...
     [ -s "$bundle/rootfs$AOT_CACHE" ] && aot=(--config.entrypoint "-XX:AOTCache=$AOT_CACHE")
   fi
   umoci repack --image "$layout:$VERSION" "$bundle"
-  local ports=() env=()
+  local ports=() env=() flags=() f
   for p in "$@"; do ports+=(--config.exposedports "$p"); done
+  for f in "${JVM_FLAGS[@]}"; do flags+=(--config.entrypoint "$f"); done
   # The version the image is tagged with is the one the application reports.
   for e in TBMQ_VERSION=$VERSION $envs; do env+=(--config.env "$e"); done
   # CrashOnOutOfMemoryError: a JVM out of heap in one thread (a Kafka client's network thread) lives on
@@ -127,9 +136,7 @@ build_image() { # name app-dir "env..." ports...
   umoci config --image "$layout:$VERSION" --author "tbmq" --os linux --architecture amd64 \
     --config.user 185:185 --config.workingdir /app \
     --config.env JAVA_HOME=/opt/java --config.env PATH=/opt/java/bin:/usr/bin:/bin \
-    --config.entrypoint /opt/java/bin/java --config.entrypoint -XX:MaxRAMPercentage=75 \
-    --config.entrypoint -XX:+CrashOnOutOfMemoryError --config.entrypoint -XX:+ErrorFileToStderr \
-    --config.entrypoint -XX:-CreateCoredumpOnCrash "${aot[@]}" \
+    --config.entrypoint /opt/java/bin/java "${flags[@]}" "${aot[@]}" \
     --config.entrypoint -jar --config.entrypoint /app/quarkus-run.jar \
     "${ports[@]}" "${env[@]}" \
     --config.label "org.opencontainers.image.title=$name" --config.label "org.opencontainers.image.version=$VERSION"

@@ -87,9 +87,10 @@ class ImagesE2E {
             int http = Ports.free();
             env.put("QUARKUS_HTTP_PORT", Integer.toString(http));
             env.put("TBMQ_NODE_ID", "image-0");
-            // As the operator sets it, plus AOTMode=on: the JVM then refuses to start unless it can use the
-            // image's AOT cache (a cache of another JVM or class path would otherwise be skipped with a warning).
-            env.put("JAVA_TOOL_OPTIONS", "-Xmx512m -XX:MaxDirectMemorySize=256m -XX:AOTMode=on");
+            // As the operator sets it for a 1 GiB pod, whose JVM picks the Serial collector (the training run
+            // used G1), plus AOTMode=on: the JVM then refuses to start unless it can use the image's AOT cache
+            // (a cache it cannot use would otherwise be skipped with a warning).
+            env.put("JAVA_TOOL_OPTIONS", "-Xmx512m -XX:MaxDirectMemorySize=256m -XX:+UseSerialGC -XX:AOTMode=on");
             assertThat(entrypoint(rootfs)).as("the broker starts from the AOT cache its image was built with")
                     .contains("-XX:AOTCache=/app/broker.aot");
             assertThat(rootfs.resolve("app/broker.aot")).isNotEmptyFile();
