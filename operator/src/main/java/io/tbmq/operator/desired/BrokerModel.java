@@ -187,7 +187,8 @@ public final class BrokerModel {
                                 .withVolumeMounts(mounts)
                                 .withNewStartupProbe()
                                     .withNewHttpGet().withPath("/q/health/started").withNewPort("http").endHttpGet()
-                                    .withPeriodSeconds(2).withFailureThreshold(90)
+                                    // Readiness is not asked before this passes: every second, for up to 3 minutes.
+                                    .withPeriodSeconds(1).withFailureThreshold(180)
                                 .endStartupProbe()
                                 .withNewReadinessProbe()
                                     .withNewHttpGet().withPath("/q/health/ready").withNewPort("http").endHttpGet()
