@@ -39,11 +39,15 @@ import io.tbmq.operator.api.TbmqCluster;
  * Afterwards no acknowledged message may be missing and no message may have arrived twice without
  * DUP; the longest pause a pair saw in each step (counted in the step it began in) goes to e2e/target/real-cluster-e2e.txt
  * (docs/reliability.md). Kafka comes from the Strimzi stand-in, a test double (docs/install.md).
- * A scale edit must not cut a pair off: in make test no pair may pause longer than 15 s during one
- * (run 22 of docs/reliability.md's table paused 15.8 s in a scale-down that way). The target is 5 s,
- * reported per run as the pairs over it; {@code make test-real-cluster} runs this test alone and
- * holds it to the target ({@code -Dtbmq.e2e.scale-pause-limit-ms=5000}). A speed target, like any,
- * is measured rather than asserted in the suite every landing needs.
+ * A scale edit must not cut a pair off: every pair must have had a message within the 5 s that
+ * follow the cluster's Ready (run 22 of docs/reliability.md's table had a pair cut off by a
+ * scale-down into the next step), and in make test no pair may pause longer than 30 s during one.
+ * On this two-core machine every second of a scale edit runs at full CPU (the report's "CPU" lines),
+ * and a pair paused 16.8 s in a scale-up that cut nothing off: the bound catches a stall, not the
+ * machine's speed. The target is 5 s, reported per run as the pairs over it; {@code make
+ * test-real-cluster} runs this test alone and holds it to the target ({@code
+ * -Dtbmq.e2e.scale-pause-limit-ms=5000}). A speed target, like any, is measured rather than asserted
+ * in the suite every landing needs.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RealClusterFaultsE2E {
@@ -52,8 +56,8 @@ class RealClusterFaultsE2E {
     static final Duration READY = Duration.ofMinutes(10);
     /** The target: a scale edit pauses no pair longer than this (the brokers pick partitions and batch sizes up live). */
     static final long SCALE_PAUSE_MILLIS = 5_000;
-    /** What the test holds a scale edit to: longer, a pair was cut off rather than slowed. */
-    static final long SCALE_PAUSE_LIMIT_MILLIS = Long.getLong("tbmq.e2e.scale-pause-limit-ms", 15_000);
+    /** What the test holds a scale edit to: longer, a pair stalled rather than waited for a CPU. */
+    static final long SCALE_PAUSE_LIMIT_MILLIS = Long.getLong("tbmq.e2e.scale-pause-limit-ms", 30_000);
 
     static Path repo;
     static KubernetesClient client;
@@ -63,6 +67,11 @@ class RealClusterFaultsE2E {
     static final Map<String, String> report = new LinkedHashMap<>();
     static Instant t0;
     static PodLogRecorder logs;
+    static MachineLoad load;
+    /** When the step under way last saw the cluster Ready ({@link System#nanoTime()}), or null. */
+    static Long readyAt;
+    /** Per step that awaited Ready: the pairs with no message from before Ready until the step ended (5 s after it). */
+    static final Map<String, List<String>> silentAfterReady = new LinkedHashMap<>();
 
     @BeforeAll
     static void tryItOnOneMachine() throws Exception {
@@ -85,6 +94,9 @@ class RealClusterFaultsE2E {
     @AfterAll
     static void cleanUp() throws Exception {
         traffic.forEach(ContinuousTraffic::close);
+        if (load != null) {
+            load.close();
+        }
         if (logs != null) {
             logs.close();
             report.putAll(PartitionMoves.report(repo.resolve("e2e/target/real-cluster/pod-logs"), NAME + "-broker-"));
@@ -105,6 +117,7 @@ class RealClusterFaultsE2E {
     void continuousTrafficThroughTheServiceLosesNothingWhileTheClusterIsScaledAndBroken() throws Exception {
         traffic.add(ContinuousTraffic.start(new ContinuousTraffic.Settings(brokerHost, 1883, "dev", password, 100, 1, 10, "q1")));
         traffic.add(ContinuousTraffic.start(new ContinuousTraffic.Settings(brokerHost, 1883, "dev", password, 20, 2, 10, "q2")));
+        load = MachineLoad.start(client);
         step("steady traffic", () -> sleep(10));
 
         String brokerUid = pod(NAME + "-broker-0").getMetadata().getUid();
@@ -162,6 +175,9 @@ class RealClusterFaultsE2E {
             sleep(5);
         });
 
+        if (load != null) {
+            load.phase(null);
+        }
         List<ContinuousTraffic.PairReport> pairs = new ArrayList<>();
         for (ContinuousTraffic t : traffic) {
             pairs.addAll(t.finish(Duration.ofMinutes(3)));
@@ -206,7 +222,22 @@ class RealClusterFaultsE2E {
                     + java.util.Arrays.stream(longest).filter(ms -> ms > SCALE_PAUSE_MILLIS).count() + " of " + longest.length
                     + " over " + SCALE_PAUSE_MILLIS + " ms");
         });
+        // When the pauses over 5 s began, by the second: one moment for most pairs points at one event in the servers' logs.
+        pauses.keySet().forEach(phase -> {
+            Map<String, Long> began = pairs.stream().filter(p -> p.longestPauseMillis().getOrDefault(phase, 0L) > SCALE_PAUSE_MILLIS)
+                    .map(p -> p.longestPauseFrom().get(phase).toString().substring(11, 19))
+                    .collect(java.util.stream.Collectors.groupingBy(s -> s, java.util.TreeMap::new, java.util.stream.Collectors.counting()));
+            if (!began.isEmpty()) {
+                report.put("pairs' pauses over 5 s began (UTC second: pairs), " + phase, began.entrySet().stream()
+                        .map(e -> e.getKey() + ": " + e.getValue()).collect(java.util.stream.Collectors.joining(", ")));
+            }
+        });
         reconnects.forEach((phase, n) -> report.put("connections opened again, " + phase, Integer.toString(n)));
+        silentAfterReady.forEach((phase, silent) -> report.put("pairs with no message from before Ready until the step ended, " + phase,
+                silent.size() + (silent.isEmpty() ? "" : " " + silent.stream().limit(10).toList())));
+        if (load != null) {
+            report.putAll(load.report());
+        }
         // Where messages came out of order: the step they arrived in, and the first few by pair.
         Map<String, Integer> reorderedIn = new LinkedHashMap<>();
         pairs.forEach(p -> p.reorderedIn().forEach((phase, n) -> reorderedIn.merge(phase, n, Integer::sum)));
@@ -221,6 +252,8 @@ class RealClusterFaultsE2E {
         assertThat(lost).as("acknowledged but never delivered").isZero();
         assertThat(withoutDup).as("delivered twice without DUP").isZero();
         for (String phase : List.of("scale up by spec edit: 5k -> 800k msg/s, 2 brokers", "scale down by spec edit: 800k -> 5k msg/s, 1 broker")) {
+            assertThat(silentAfterReady.get(phase)).as("pairs cut off by '%s': no message from before Ready until 5 s after it", phase)
+                    .isEmpty();
             assertThat(pauses.getOrDefault(phase, 0L)).as("longest pause during '%s'", phase).isLessThanOrEqualTo(SCALE_PAUSE_LIMIT_MILLIS);
         }
     }
@@ -233,9 +266,17 @@ class RealClusterFaultsE2E {
 
     private static void step(String name, Step body) throws Exception {
         traffic.forEach(t -> t.phase(name));
+        if (load != null) {
+            load.phase(name);
+        }
         long start = System.nanoTime();
+        readyAt = null;
         System.out.printf("e2e real cluster: %s ... (from %s)%n", name, Instant.now());
         body.run();
+        if (readyAt != null) {
+            long ready = readyAt;
+            silentAfterReady.put(name, traffic.stream().flatMap(t -> t.silentSince(ready).stream()).toList());
+        }
         report.put("duration, " + name, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start) + " s");
     }
 
@@ -266,6 +307,7 @@ class RealClusterFaultsE2E {
             }
             return r != null && "True".equals(r.getStatus()) && c.getStatus().getObservedGeneration() == generation;
         }, READY);
+        readyAt = System.nanoTime();
     }
 
     /** The uid is read before the delete: a pod replaced within a second would otherwise be taken for the old one. */

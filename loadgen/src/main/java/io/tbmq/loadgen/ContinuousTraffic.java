@@ -124,6 +124,22 @@ public final class ContinuousTraffic implements AutoCloseable {
         return phases.floorEntry(nanos).getValue();
     }
 
+    /**
+     * The pairs whose subscriber has had no message since {@code nanoTime} (a {@link System#nanoTime()}
+     * reading): those a step left cut off, when asked a while after it ended.
+     */
+    public List<String> silentSince(long nanoTime) {
+        List<String> silent = new ArrayList<>();
+        for (Pair p : pairs) {
+            synchronized (p) {
+                if (p.lastArrival - nanoTime < 0) {
+                    silent.add(settings.name() + "-" + p.index);
+                }
+            }
+        }
+        return silent;
+    }
+
     /** Stops publishing, waits until every acknowledged message arrived (or {@code drain} passed), and reports. */
     public List<PairReport> finish(Duration drain) throws InterruptedException {
         publishing = false;
