@@ -33,12 +33,12 @@ public final class ClusterNodesParser {
             }
             String flags = ',' + f[2] + ',';
             if (!flags.contains(",myself,")) {
-                // ip:port@cport[,hostname]; listed whatever the flags: where a failed node was last seen.
-                int bus = f[1].indexOf('@');
-                addresses.put(f[0], bus < 0 ? f[1] : f[1].substring(0, bus));
                 if (!flags.contains(",fail,") && !flags.contains(",fail?,") && !flags.contains(",noaddr,")
                         && !flags.contains(",handshake,")) {
                     known.add(f[0]);
+                    // ip:port@cport[,hostname]
+                    int bus = f[1].indexOf('@');
+                    addresses.put(f[0], bus < 0 ? f[1] : f[1].substring(0, bus));
                 }
                 continue;
             }

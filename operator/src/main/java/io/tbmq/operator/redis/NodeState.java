@@ -7,8 +7,8 @@ import java.util.Set;
 /**
  * One Redis node as it sees itself: its id, the slots it serves, slots it is handing over
  * (migrating, slot to target id) or taking over (importing, slot to source id), the ids of the
- * nodes it knows, and where it lists every other node ({@code addresses}: id to {@code host:port},
- * as its CLUSTER NODES lists them, failed ones included).
+ * nodes it knows, and where it reaches them ({@code addresses}: id to {@code host:port}, as its
+ * CLUSTER NODES lists them).
  */
 public record NodeState(RedisNode node, String id, BitSet slots, Map<Integer, String> migrating,
         Map<Integer, String> importing, Set<String> known, Map<String, String> addresses) {
@@ -30,12 +30,6 @@ public record NodeState(RedisNode node, String id, BitSet slots, Map<Integer, St
         }
         String listed = addresses.get(other.id());
         return listed == null || listed.equals(other.node().host() + ":" + other.node().port());
-    }
-
-    /** Whether this node lists {@code other}'s id at an address {@code other} no longer has (it restarted elsewhere). */
-    public boolean listsAtAnOldAddress(NodeState other) {
-        String listed = addresses.get(other.id());
-        return listed != null && !listed.equals(other.node().host() + ":" + other.node().port());
     }
 
     public int ordinal() {

@@ -20,24 +20,6 @@ public final class SlotPlanner {
     }
 
     /**
-     * A node that lists another by its id at an address it no longer has (restarted with a new IP)
-     * meets it where it is now: listed without a flag until the node timeout, then suspected
-     * ({@code fail?}), which with every node restarted at once no majority can confirm, so gossip
-     * alone never joins them again. Only members' own ids are matched, so a new or reset pod is
-     * never met here. Safe on any subset of the members: used before every pod is ready, so that
-     * the masters that are back find each other at once.
-     */
-    public static Optional<SlotStep.Meet> meetMoved(List<NodeState> nodes) {
-        for (NodeState m : nodes) {
-            List<NodeState> moved = nodes.stream().filter(o -> o != m && m.listsAtAnOldAddress(o)).toList();
-            if (!moved.isEmpty()) {
-                return Optional.of(new SlotStep.Meet(m, moved));
-            }
-        }
-        return Optional.empty();
-    }
-
-    /**
      * @param nodes every running pod, ordered by ordinal
      * @param masters the wanted master count (pods 0..masters-1)
      * @param maxSlotsPerStep how many slots one Move carries, so each reconcile stays short and reports progress
@@ -54,9 +36,12 @@ public final class SlotPlanner {
         if (!strangers.isEmpty()) {
             return new SlotStep.Meet(first, strangers);
         }
-        Optional<SlotStep.Meet> moved = meetMoved(members);
-        if (moved.isPresent()) {
-            return moved.get();
+        for (NodeState m : members) {
+            // Gossip corrects an old address only once the node timeout has flagged it: meet it there now.
+            List<NodeState> moved = members.stream().filter(o -> m.known().contains(o.id()) && !m.knowsWhereItIs(o)).toList();
+            if (!moved.isEmpty()) {
+                return new SlotStep.Meet(m, moved);
+            }
         }
         for (NodeState m : members) {
             for (NodeState other : members) {
