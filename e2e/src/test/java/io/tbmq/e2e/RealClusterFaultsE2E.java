@@ -10,9 +10,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -158,8 +160,18 @@ class RealClusterFaultsE2E {
             sleep(5);
         });
         step("every Redis pod deleted at once", () -> {
+            Set<String> before = client.pods().inNamespace(NS).withLabel("app.kubernetes.io/component", "redis").list()
+                    .getItems().stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet());
             client.pods().inNamespace(NS).withLabel("app.kubernetes.io/component", "redis").delete();
-            sleep(3);
+            // Deleting pods leaves the generation as it was, so the Ready from the step before would pass at
+            // once: first every Redis pod replaced and ready (run 53: one took 28 s, its volume and then its AOF).
+            int replicas = client.apps().statefulSets().inNamespace(NS).withName(NAME + "-redis").get().getSpec().getReplicas();
+            await("every Redis pod replaced and ready", () -> {
+                List<Pod> now = client.pods().inNamespace(NS).withLabel("app.kubernetes.io/component", "redis").list().getItems();
+                return now.size() == replicas && now.stream().noneMatch(p -> before.contains(p.getMetadata().getUid()))
+                        && now.stream().allMatch(p -> p.getStatus().getConditions().stream()
+                                .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus())));
+            }, Duration.ofMinutes(3));
             awaitReady(get().getMetadata().getGeneration());
             sleep(5);
         });

@@ -13,7 +13,9 @@ import java.util.Set;
  * known: after every pod restarted with a new address, each node lists the others at their old
  * addresses, and only a CLUSTER MEET at the new ones joins them again. When all of them restarted
  * together no node can reach a majority to turn its suspicion ({@code fail?}) into {@code fail}, so
- * waiting for {@code fail} would wait for good; meeting a node that was only slow is harmless.
+ * waiting for {@code fail} would wait for good. Where a node lists each other node is kept whatever
+ * its flags (a handshake's id is a random one, so it is left out): the planner meets a node listed
+ * at an old address, and waits for one flagged where it is now.
  */
 public final class ClusterNodesParser {
     private ClusterNodesParser() {
@@ -33,12 +35,14 @@ public final class ClusterNodesParser {
             }
             String flags = ',' + f[2] + ',';
             if (!flags.contains(",myself,")) {
-                if (!flags.contains(",fail,") && !flags.contains(",fail?,") && !flags.contains(",noaddr,")
-                        && !flags.contains(",handshake,")) {
+                if (flags.contains(",handshake,")) {
+                    continue;
+                }
+                // ip:port@cport[,hostname]
+                int bus = f[1].indexOf('@');
+                addresses.put(f[0], bus < 0 ? f[1] : f[1].substring(0, bus));
+                if (!flags.contains(",fail,") && !flags.contains(",fail?,") && !flags.contains(",noaddr,")) {
                     known.add(f[0]);
-                    // ip:port@cport[,hostname]
-                    int bus = f[1].indexOf('@');
-                    addresses.put(f[0], bus < 0 ? f[1] : f[1].substring(0, bus));
                 }
                 continue;
             }

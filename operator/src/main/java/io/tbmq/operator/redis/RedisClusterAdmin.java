@@ -30,6 +30,8 @@ import io.lettuce.core.resource.DefaultClientResources;
 public final class RedisClusterAdmin implements AutoCloseable {
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
     private static final int KEYS_PER_MIGRATE = 100;
+    /** How long a CLUSTER MEET may take to show (Redis runs the handshake from its 100 ms cron). */
+    static final Duration MEET_TAKES = Duration.ofSeconds(3);
     /**
      * Slots opened (MIGRATING) at a time; see moveRound. Small enough that a round takes tens of
      * milliseconds, large enough that the pipelined commands of a 1024-slot step need few rounds.
@@ -90,11 +92,38 @@ public final class RedisClusterAdmin implements AutoCloseable {
         return sync(node).clusterInfo().contains("cluster_state:ok");
     }
 
+    /**
+     * Waits until the node that met lists every newcomer where it is now: the handshake has run. A
+     * pass that observed again at once would find the old entry still there and meet again and again.
+     */
+    private boolean awaitMet(SlotStep.Meet meet) {
+        long until = System.nanoTime() + MEET_TAKES.toNanos();
+        while (true) {
+            NodeState via = observe(meet.via().node());
+            if (meet.newcomers().stream().allMatch(via::listsWhereItIs)) {
+                return true;
+            }
+            if (System.nanoTime() > until) {
+                return false;
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+    }
+
     /** Carries out the step, {@code everyone} being all the pods observed; returns what it did, for Events. */
     public String execute(SlotStep step, List<NodeState> everyone) {
         switch (step) {
-            case SlotStep.Meet meet -> meet.newcomers().forEach(n -> sync(meet.via().node()).clusterMeet(n.node().host(),
-                    n.node().port()));
+            case SlotStep.Meet meet -> {
+                meet.newcomers().forEach(n -> sync(meet.via().node()).clusterMeet(n.node().host(), n.node().port()));
+                if (!awaitMet(meet)) {
+                    return meet.describe() + " (not taken in " + MEET_TAKES.toSeconds() + " s yet)";
+                }
+            }
             case SlotStep.Assign assign -> assign.slots().forEach((node, slots) ->
                     sync(node.node()).clusterAddSlots(slots.stream().toArray()));
             case SlotStep.Move move -> move(move.source(), move.target(), move.slots(), everyone);

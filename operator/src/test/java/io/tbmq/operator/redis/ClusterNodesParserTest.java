@@ -41,6 +41,9 @@ class ClusterNodesParserTest {
         // Only suspected (fail?) is not known either: with every node restarted none can reach a majority to
         // confirm it (RedisClusterRecoveryIT).
         assertThat(state.known()).containsExactly("bbb");
+        assertThat(state.addresses()).as("where each was last seen: the operator meets one that restarted where it is now")
+                .containsEntry("aaa", "10.244.0.7:6379").containsEntry("ccc", "10.244.0.9:6379").containsKey("ddd")
+                .as("a handshake's id is a random one").doesNotContainKey("eee");
     }
 
     @Test

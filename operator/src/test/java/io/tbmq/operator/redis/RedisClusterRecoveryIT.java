@@ -107,4 +107,42 @@ class RedisClusterRecoveryIT {
             assertThat(healed.stream().mapToInt(NodeState::slotCount).sum()).as("every slot kept its master").isEqualTo(SlotPlanner.SLOTS);
         }
     }
+
+    @Test
+    void theMastersThatAreBackMeetWhileTheLastIsStillComingAndTheLastIsMetOnce() throws Exception {
+        List<RedisNode> before = servers.start(0, MASTERS);
+        try (RedisClusterAdmin admin = new RedisClusterAdmin(null)) {
+            RedisServers.converge(admin, before, MASTERS, 4096);
+        }
+        servers.stopAll();
+
+        // Every pod deleted; two are back on new addresses, the third still waits for its volume.
+        List<RedisNode> back = servers.start(0, 2);
+        Thread.sleep(RedisServers.NODE_TIMEOUT_MILLIS * 3L);
+        try (RedisClusterAdmin admin = new RedisClusterAdmin(null)) {
+            List<NodeState> states = back.stream().map(admin::observe).toList();
+            assertThat(states.get(0).known()).as("past the node timeout each only suspects the other").hasSize(1);
+            SlotStep.Meet meet = SlotPlanner.meetMoved(states).orElseThrow();
+            assertThat(admin.execute(meet, states)).as("the meet took").doesNotContain("not taken");
+
+            long until = System.currentTimeMillis() + 20_000;
+            while (!back.stream().allMatch(admin::clusterStateOk) && System.currentTimeMillis() < until) {
+                Thread.sleep(100);
+            }
+            List<NodeState> met = back.stream().map(admin::observe).toList();
+            assertThat(met.get(0).knowsWhereItIs(met.get(1)) && met.get(1).knowsWhereItIs(met.get(0)))
+                    .as("the two that are back reach each other").isTrue();
+            assertThat(back).as("and serve their slots without the third (cluster-require-full-coverage no)")
+                    .allMatch(admin::clusterStateOk);
+            assertThat(SlotPlanner.meetMoved(met)).as("nothing left to meet among them").isEmpty();
+
+            List<RedisNode> all = new java.util.ArrayList<>(back);
+            all.addAll(servers.start(2, 1));
+            int meets = RedisServers.converge(admin, all, MASTERS, 4096);
+            assertThat(meets).as("the last one met once by each that lists it at its old address, however long a failure flag lasts")
+                    .isBetween(1, MASTERS - 1);
+            assertThat(all.stream().map(admin::observe).mapToInt(NodeState::slotCount).sum()).as("every slot kept its master")
+                    .isEqualTo(SlotPlanner.SLOTS);
+        }
+    }
 }

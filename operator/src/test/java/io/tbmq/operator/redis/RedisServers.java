@@ -87,19 +87,24 @@ final class RedisServers implements AutoCloseable {
         }
     }
 
-    /** What RedisProvisioner does over successive reconciles, until every master wanted says cluster_state:ok. */
-    static void converge(RedisClusterAdmin admin, List<RedisNode> nodes, int masters, int slotsPerStep) throws InterruptedException {
+    /**
+     * What RedisProvisioner does over successive reconciles, until every master wanted says
+     * cluster_state:ok; returns how many CLUSTER MEET steps it took.
+     */
+    static int converge(RedisClusterAdmin admin, List<RedisNode> nodes, int masters, int slotsPerStep) throws InterruptedException {
         long deadline = System.currentTimeMillis() + 60_000;
         SlotStep last = null;
+        int meets = 0;
         while (System.currentTimeMillis() < deadline) {
             List<NodeState> states = nodes.stream().map(admin::observe).toList();
             last = SlotPlanner.next(states, masters, slotsPerStep);
             if (last instanceof SlotStep.Done) {
                 if (nodes.stream().limit(masters).allMatch(admin::clusterStateOk)) {
-                    return;
+                    return meets;
                 }
             } else if (!(last instanceof SlotStep.Move move) || admin.clusterStateOk(move.target().node())) {
                 admin.execute(last, states);
+                meets += last instanceof SlotStep.Meet ? 1 : 0;
             }
             Thread.sleep(200);
         }

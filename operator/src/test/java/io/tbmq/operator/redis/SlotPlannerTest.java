@@ -236,6 +236,70 @@ class SlotPlannerTest {
     }
 
     @Test
+    void theReadyMastersMeetWhereTheyAreNowWhileAnotherIsStillComing() {
+        Sim sim = new Sim(3);
+        sim.converge(3);
+        List<NodeState> back = new ArrayList<>();
+        for (NodeState n : sim.observe().subList(0, 2)) {
+            // Every pod restarted with a new IP; redis-2 is not ready yet (its volume, its AOF).
+            Map<String, String> addresses = new HashMap<>();
+            for (NodeState o : sim.observe()) {
+                addresses.put(o.id(), "10.244.1." + o.ordinal() + ":6379");
+            }
+            addresses.remove(n.id());
+            // Past the node timeout each suspects the others (fail?): listed where they were, no longer known.
+            back.add(new NodeState(n.node(), n.id(), n.slots(), n.migrating(), n.importing(), Set.of(n.id()), addresses));
+        }
+
+        SlotStep.Meet meet = SlotPlanner.meetMoved(back).orElseThrow();
+
+        assertThat(meet.via().ordinal()).isEqualTo(0);
+        assertThat(meet.newcomers()).as("only the masters that are back, where they are now").extracting(NodeState::ordinal)
+                .containsExactly(1);
+        assertThat(SlotPlanner.meetMoved(sim.observe().subList(0, 2))).as("every address current").isEmpty();
+    }
+
+    @Test
+    void aMasterFlaggedAsFailingWhereItIsNowIsWaitedForNotMetAgain() {
+        Sim sim = new Sim(3);
+        sim.converge(3);
+        List<NodeState> flagged = new ArrayList<>();
+        for (NodeState n : sim.observe()) {
+            Map<String, String> addresses = new HashMap<>();
+            Set<String> known = new HashSet<>(n.known());
+            for (NodeState o : sim.observe()) {
+                if (o != n && o.ordinal() != n.ordinal()) {
+                    addresses.put(o.id(), o.node().host() + ":" + o.node().port());
+                }
+            }
+            if (n.ordinal() == 0) {
+                // redis-1 came back and was met at its new address, but redis-0 and redis-2 had marked it failed:
+                // Redis keeps that flag on a master with slots for twice the node timeout.
+                known.remove(sim.id(1));
+            }
+            flagged.add(new NodeState(n.node(), n.id(), n.slots(), n.migrating(), n.importing(), known, addresses));
+        }
+
+        SlotStep step = SlotPlanner.next(flagged, 3, 1024);
+
+        assertThat(step).as("a meet changes nothing here: wait for the flag to clear").isInstanceOf(SlotStep.AwaitGossip.class);
+        assertThat(step.describe()).contains("redis-0 still flags redis-1 as failing");
+        assertThat(SlotPlanner.meetMoved(flagged)).isEmpty();
+    }
+
+    @Test
+    void aPodNeverListedIsMet() {
+        Sim sim = new Sim(3);
+        sim.converge(3);
+        sim.addPod();
+
+        SlotStep step = SlotPlanner.next(sim.observe(), 4, 1024);
+
+        assertThat(step).isInstanceOf(SlotStep.Meet.class);
+        assertThat(((SlotStep.Meet) step).newcomers()).extracting(NodeState::ordinal).containsExactly(3);
+    }
+
+    @Test
     void quotasSplit16384Evenly() {
         assertThat(SlotPlanner.quotas(3)).containsExactly(5462, 5461, 5461);
         assertThat(java.util.Arrays.stream(SlotPlanner.quotas(11)).sum()).isEqualTo(16384);
