@@ -37,6 +37,14 @@ final class PodLogRecorder implements AutoCloseable {
         this.client = client;
         this.namespaces = namespaces;
         this.dir = dir;
+        // A run's logs only: PartitionMoves reads every file here, and a local rerun would mix two runs.
+        if (Files.isDirectory(dir)) {
+            try (var old = Files.list(dir)) {
+                for (Path f : old.toList()) {
+                    Files.delete(f);
+                }
+            }
+        }
         Files.createDirectories(dir);
         poller.scheduleWithFixedDelay(this::followNewPods, 0, 2, TimeUnit.SECONDS);
     }
