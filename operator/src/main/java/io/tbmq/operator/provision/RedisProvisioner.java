@@ -75,7 +75,7 @@ public final class RedisProvisioner {
         if (pods.size() < replicas) {
             List<Pod> all = applier.watched().pods(names.namespace(), Labels.selector(owner.getMetadata().getName(), RedisModel.COMPONENT));
             replaceBrokenOutdatedPods(owner, names, applied, all);
-            meetMovedAmongReadyMasters(owner, names, masters);
+            meetMovedAmongReadyPods(owner, names, masters, replicas);
             String cause = PodDiagnosis.problem(all).map(p -> ": " + p).orElse("");
             return progressing(cause.isEmpty() ? "WaitingForPods" : "PodsNotReady", "Redis pods ready: " + pods.size() + "/" + replicas
                     + cause, Math.min(pods.size(), masters), masters);
@@ -98,6 +98,15 @@ public final class RedisProvisioner {
                     // refuses the keys sent to it (CLUSTERDOWN) and the slots would stay open meanwhile.
                     return progressing("Joining", "redis-" + move.target().ordinal()
                             + " does not report cluster_state:ok yet, so no slot moves to it", masters, masters);
+                }
+                if (step instanceof SlotStep.Meet meet) {
+                    if (!meet(owner, admin, meet)) {
+                        return progressing("Joining", meet.describe() + ": not taken yet", masters, masters);
+                    }
+                    if (System.currentTimeMillis() > deadline) {
+                        return progressing("Joining", meet.describe(), masters, masters);
+                    }
+                    continue;
                 }
                 String done = admin.execute(step, states);
                 if (!(step instanceof SlotStep.Move move) || move.remaining() == 0) {
@@ -240,31 +249,45 @@ public final class RedisProvisioner {
     }
 
     /**
-     * Before every pod is ready: the ready masters that list each other at the addresses they had
-     * before a restart meet where they are now, so their slots are served again while a slow pod
+     * Before every pod is ready: the ready masters that list ready pods at the addresses they had
+     * before a restart meet them where they are now, so their slots are served again while a slow pod
      * (its volume not attached yet, a long AOF load) is still coming, not only after it (run 53: 28 s).
-     * Best effort: what fails here the full pass does once every pod is ready.
+     * Best effort: a pod that cannot be observed is left out, and what fails here the full pass does
+     * once every pod is ready.
      */
-    private void meetMovedAmongReadyMasters(TbmqCluster owner, Names names, int masters) {
-        List<RedisNode> ready = new ArrayList<>();
-        for (int i = 0; i < masters; i++) {
-            Pod pod = applier.watched().pod(names.namespace(), names.redisPod(i)).orElse(null);
-            if (pod != null && isReady(pod) && owner.getMetadata().getName().equals(pod.getMetadata().getLabels().get(Labels.INSTANCE))) {
-                ready.add(endpoints.resolve(pod, i));
-            }
-        }
-        if (ready.size() < 2) {
-            return;
-        }
+    private void meetMovedAmongReadyPods(TbmqCluster owner, Names names, int masters, int replicas) {
         try (RedisClusterAdmin admin = new RedisClusterAdmin(password(owner))) {
-            List<NodeState> states = ready.stream().map(admin::observe).toList();
-            Optional<SlotStep.Meet> meet = SlotPlanner.meetMoved(states);
+            List<NodeState> states = new ArrayList<>();
+            for (int i = 0; i < replicas; i++) {
+                Pod pod = applier.watched().pod(names.namespace(), names.redisPod(i)).orElse(null);
+                if (pod == null || !isReady(pod)
+                        || !owner.getMetadata().getName().equals(pod.getMetadata().getLabels().get(Labels.INSTANCE))) {
+                    continue;
+                }
+                try {
+                    states.add(admin.observe(endpoints.resolve(pod, i)));
+                } catch (RuntimeException e) {
+                    LOG.debugf("%s: redis-%d not observed before every pod is ready: %s", owner.getMetadata().getName(), i, e.getMessage());
+                }
+            }
+            Optional<SlotStep.Meet> meet = SlotPlanner.meetMoved(states, masters);
             if (meet.isPresent()) {
-                events.normal(owner, "RedisNodesJoined", admin.execute(meet.get(), states));
+                meet(owner, admin, meet.get());
             }
         } catch (RuntimeException e) {
-            LOG.debugf("%s: ready Redis masters not met before every pod is ready: %s", owner.getMetadata().getName(), e.getMessage());
+            LOG.debugf("%s: ready Redis pods not met before every pod is ready: %s", owner.getMetadata().getName(), e.getMessage());
         }
+    }
+
+    /** Meets and records it; a meet that does not show is reported, and met again only on a later pass. */
+    private boolean meet(TbmqCluster owner, RedisClusterAdmin admin, SlotStep.Meet meet) {
+        if (admin.meet(meet)) {
+            events.normal(owner, "RedisNodesJoined", meet.describe());
+            return true;
+        }
+        events.warning(owner, "RedisMeetNotTaken", meet.describe() + ": redis-" + meet.via().ordinal()
+                + " does not list them there yet (is the cluster bus port, 16379, reachable between pods?)");
+        return false;
     }
 
     private static boolean controllerCaughtUp(StatefulSet sts) {

@@ -93,9 +93,15 @@ public final class RedisClusterAdmin implements AutoCloseable {
     }
 
     /**
-     * Waits until the node that met lists every newcomer where it is now: the handshake has run. A
-     * pass that observed again at once would find the old entry still there and meet again and again.
+     * Sends the CLUSTER MEETs and waits until the node that met lists every newcomer where it is now
+     * (the handshake has run); returns whether it did within {@link #MEET_TAKES}. A pass that observed
+     * again at once would find the old entry still there and meet again and again.
      */
+    public boolean meet(SlotStep.Meet meet) {
+        meet.newcomers().forEach(n -> sync(meet.via().node()).clusterMeet(n.node().host(), n.node().port()));
+        return awaitMet(meet);
+    }
+
     private boolean awaitMet(SlotStep.Meet meet) {
         long until = System.nanoTime() + MEET_TAKES.toNanos();
         while (true) {
@@ -119,8 +125,7 @@ public final class RedisClusterAdmin implements AutoCloseable {
     public String execute(SlotStep step, List<NodeState> everyone) {
         switch (step) {
             case SlotStep.Meet meet -> {
-                meet.newcomers().forEach(n -> sync(meet.via().node()).clusterMeet(n.node().host(), n.node().port()));
-                if (!awaitMet(meet)) {
+                if (!meet(meet)) {
                     return meet.describe() + " (not taken in " + MEET_TAKES.toSeconds() + " s yet)";
                 }
             }
@@ -195,7 +200,7 @@ public final class RedisClusterAdmin implements AutoCloseable {
     private String forget(List<NodeState> members, List<NodeState> removed) {
         for (NodeState gone : removed) {
             for (NodeState m : members) {
-                if (m.known().contains(gone.id())) {
+                if (m.lists(gone)) {
                     sync(m.node()).clusterForget(gone.id());
                 }
             }

@@ -23,12 +23,14 @@ public final class SlotPlanner {
      * A node that lists another by its id at an address it no longer has (restarted with a new IP)
      * meets it where it is now. It is listed without a flag until the node timeout, then suspected
      * ({@code fail?}), which with every node restarted at once no majority can confirm, so gossip
-     * alone never joins them again. Only the members' own ids are matched, so a new or reset pod is
-     * never met here: safe on any subset of the masters, so the ones that are back find each other
-     * before a slow pod (its volume, a long AOF load) is ready too.
+     * alone never joins them again. Only ids a member already lists are matched, so a new or reset pod
+     * is never met here: safe on any subset of the pods, so the masters that are back find each other
+     * before a slow pod (its volume, a long AOF load) is ready too. Only members (ordinal below
+     * {@code masters}) meet: a pod being drained may have been forgotten already and must not bring
+     * itself back; it is met by a member that still lists it.
      */
-    public static Optional<SlotStep.Meet> meetMoved(List<NodeState> nodes) {
-        for (NodeState m : nodes) {
+    public static Optional<SlotStep.Meet> meetMoved(List<NodeState> nodes, int masters) {
+        for (NodeState m : nodes.stream().filter(n -> n.ordinal() < masters).toList()) {
             List<NodeState> moved = nodes.stream().filter(o -> o != m && m.listsAtAnOldAddress(o)).toList();
             if (!moved.isEmpty()) {
                 return Optional.of(new SlotStep.Meet(m, moved));
@@ -55,7 +57,7 @@ public final class SlotPlanner {
         if (!strangers.isEmpty()) {
             return new SlotStep.Meet(first, strangers);
         }
-        Optional<SlotStep.Meet> moved = meetMoved(members);
+        Optional<SlotStep.Meet> moved = meetMoved(nodes, masters);
         if (moved.isPresent()) {
             return moved.get();
         }
@@ -93,7 +95,7 @@ public final class SlotPlanner {
             }
         }
         List<NodeState> gone = leaving.stream()
-                .filter(g -> !g.isAlone() || members.stream().anyMatch(m -> m.known().contains(g.id()))).toList();
+                .filter(g -> !g.isAlone() || members.stream().anyMatch(m -> m.lists(g))).toList();
         if (!gone.isEmpty()) {
             return new SlotStep.Forget(members, gone);
         }

@@ -118,11 +118,14 @@ class RedisClusterRecoveryIT {
 
         // Every pod deleted; two are back on new addresses, the third still waits for its volume.
         List<RedisNode> back = servers.start(0, 2);
-        Thread.sleep(RedisServers.NODE_TIMEOUT_MILLIS * 3L);
         try (RedisClusterAdmin admin = new RedisClusterAdmin(null)) {
+            long suspected = System.currentTimeMillis() + 20_000;
+            while (back.stream().map(admin::observe).anyMatch(n -> n.known().size() > 1) && System.currentTimeMillis() < suspected) {
+                Thread.sleep(100);
+            }
             List<NodeState> states = back.stream().map(admin::observe).toList();
-            assertThat(states.get(0).known()).as("past the node timeout each only suspects the other").hasSize(1);
-            SlotStep.Meet meet = SlotPlanner.meetMoved(states).orElseThrow();
+            assertThat(states).as("past the node timeout each only suspects the others").allMatch(n -> n.known().size() == 1);
+            SlotStep.Meet meet = SlotPlanner.meetMoved(states, MASTERS).orElseThrow();
             assertThat(admin.execute(meet, states)).as("the meet took").doesNotContain("not taken");
 
             long until = System.currentTimeMillis() + 20_000;
@@ -134,13 +137,13 @@ class RedisClusterRecoveryIT {
                     .as("the two that are back reach each other").isTrue();
             assertThat(back).as("and serve their slots without the third (cluster-require-full-coverage no)")
                     .allMatch(admin::clusterStateOk);
-            assertThat(SlotPlanner.meetMoved(met)).as("nothing left to meet among them").isEmpty();
+            assertThat(SlotPlanner.meetMoved(met, MASTERS)).as("nothing left to meet among them").isEmpty();
 
             List<RedisNode> all = new java.util.ArrayList<>(back);
             all.addAll(servers.start(2, 1));
-            int meets = RedisServers.converge(admin, all, MASTERS, 4096);
-            assertThat(meets).as("the last one met once by each that lists it at its old address, however long a failure flag lasts")
-                    .isBetween(1, MASTERS - 1);
+            List<String> meets = RedisServers.converge(admin, all, MASTERS, 4096);
+            assertThat(meets).as("the last one met where it is now, and no meet repeated however long a failure flag lasts")
+                    .isNotEmpty().doesNotHaveDuplicates();
             assertThat(all.stream().map(admin::observe).mapToInt(NodeState::slotCount).sum()).as("every slot kept its master")
                     .isEqualTo(SlotPlanner.SLOTS);
         }

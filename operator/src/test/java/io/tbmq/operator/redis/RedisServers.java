@@ -89,12 +89,12 @@ final class RedisServers implements AutoCloseable {
 
     /**
      * What RedisProvisioner does over successive reconciles, until every master wanted says
-     * cluster_state:ok; returns how many CLUSTER MEET steps it took.
+     * cluster_state:ok; returns the CLUSTER MEET steps it took.
      */
-    static int converge(RedisClusterAdmin admin, List<RedisNode> nodes, int masters, int slotsPerStep) throws InterruptedException {
+    static List<String> converge(RedisClusterAdmin admin, List<RedisNode> nodes, int masters, int slotsPerStep) throws InterruptedException {
         long deadline = System.currentTimeMillis() + 60_000;
         SlotStep last = null;
-        int meets = 0;
+        List<String> meets = new ArrayList<>();
         while (System.currentTimeMillis() < deadline) {
             List<NodeState> states = nodes.stream().map(admin::observe).toList();
             last = SlotPlanner.next(states, masters, slotsPerStep);
@@ -103,8 +103,10 @@ final class RedisServers implements AutoCloseable {
                     return meets;
                 }
             } else if (!(last instanceof SlotStep.Move move) || admin.clusterStateOk(move.target().node())) {
-                admin.execute(last, states);
-                meets += last instanceof SlotStep.Meet ? 1 : 0;
+                String done = admin.execute(last, states);
+                if (last instanceof SlotStep.Meet) {
+                    meets.add(done);
+                }
             }
             Thread.sleep(200);
         }

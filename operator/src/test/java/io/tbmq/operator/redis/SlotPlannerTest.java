@@ -53,8 +53,11 @@ class SlotPlannerTest {
                         mig.put(e.getKey(), id(e.getValue()));
                     }
                 }
+                Map<String, String> addresses = new HashMap<>();
+                known.get(i).stream().filter(k -> k != null).forEach(k -> addresses.put(id(k), "127.0.0.1:" + (7000 + k)));
+                addresses.remove(id(i));
                 out.add(new NodeState(new RedisNode(i, "127.0.0.1", 7000 + i), id(i), (BitSet) slots.get(i).clone(), mig,
-                        Map.of(), ids));
+                        Map.of(), ids, addresses));
             }
             return out;
         }
@@ -251,12 +254,12 @@ class SlotPlannerTest {
             back.add(new NodeState(n.node(), n.id(), n.slots(), n.migrating(), n.importing(), Set.of(n.id()), addresses));
         }
 
-        SlotStep.Meet meet = SlotPlanner.meetMoved(back).orElseThrow();
+        SlotStep.Meet meet = SlotPlanner.meetMoved(back, 3).orElseThrow();
 
         assertThat(meet.via().ordinal()).isEqualTo(0);
         assertThat(meet.newcomers()).as("only the masters that are back, where they are now").extracting(NodeState::ordinal)
                 .containsExactly(1);
-        assertThat(SlotPlanner.meetMoved(sim.observe().subList(0, 2))).as("every address current").isEmpty();
+        assertThat(SlotPlanner.meetMoved(sim.observe().subList(0, 2), 3)).as("every address current").isEmpty();
     }
 
     @Test
@@ -284,7 +287,45 @@ class SlotPlannerTest {
 
         assertThat(step).as("a meet changes nothing here: wait for the flag to clear").isInstanceOf(SlotStep.AwaitGossip.class);
         assertThat(step.describe()).contains("redis-0 still flags redis-1 as failing");
-        assertThat(SlotPlanner.meetMoved(flagged)).isEmpty();
+        assertThat(SlotPlanner.meetMoved(flagged, 3)).isEmpty();
+    }
+
+    @Test
+    void aMasterListedWithoutAnAddressIsMetWhereItIsNow() {
+        Sim sim = new Sim(3);
+        sim.converge(3);
+        List<NodeState> nodes = new ArrayList<>(sim.observe());
+        NodeState n = nodes.get(2);
+        Map<String, String> addresses = new HashMap<>(n.addresses());
+        // noaddr: another pod answered at its old IP with another id, so redis-2 dropped the address.
+        addresses.put(sim.id(0), ":6379");
+        Set<String> known = new HashSet<>(n.known());
+        known.remove(sim.id(0));
+        nodes.set(2, new NodeState(n.node(), n.id(), n.slots(), n.migrating(), n.importing(), known, addresses));
+
+        SlotStep.Meet meet = (SlotStep.Meet) SlotPlanner.next(nodes, 3, 1024);
+
+        assertThat(meet.via().ordinal()).isEqualTo(2);
+        assertThat(meet.newcomers()).extracting(NodeState::ordinal).containsExactly(0);
+    }
+
+    @Test
+    void aDrainingPodListedAtAnOldAddressIsMetByAMemberNeverTheOtherWayRound() {
+        Sim sim = new Sim(4);
+        sim.converge(4);
+        List<NodeState> nodes = new ArrayList<>();
+        for (NodeState n : sim.observe()) {
+            // Every pod restarted during a scale-down 4 -> 3: redis-3 still holds slots and lists everyone at old IPs.
+            Map<String, String> addresses = new HashMap<>();
+            n.addresses().keySet().forEach(id -> addresses.put(id, "10.244.9.9:6379"));
+            nodes.add(new NodeState(n.node(), n.id(), n.slots(), n.migrating(), n.importing(), n.known(), addresses));
+        }
+
+        SlotStep.Meet meet = SlotPlanner.meetMoved(nodes, 3).orElseThrow();
+
+        assertThat(meet.via().ordinal()).isLessThan(3);
+        assertThat(meet.newcomers()).extracting(NodeState::ordinal).contains(3);
+        assertThat(SlotPlanner.meetMoved(nodes.subList(3, 4), 3)).as("redis-3 alone meets nobody").isEmpty();
     }
 
     @Test
