@@ -36,6 +36,16 @@ public interface RedisConfig {
     Duration commandTimeout();
 
     /**
+     * How long opening a connection to a Redis node may take. A pod that is gone leaves its IP
+     * silent rather than refusing, and a topology refresh waits for every node it knew (up to this
+     * plus the command timeout) before it asks the seeds: with Lettuce's 10 s, after every Redis pod
+     * restarted on new IPs the brokers went on sending to the old ones for 9 s after the cluster was
+     * whole again. Connections inside a cluster open in milliseconds.
+     */
+    @WithDefault("2s")
+    Duration connectTimeout();
+
+    /**
      * Cluster mode: how often the broker reads the cluster's topology even when nothing signals a
      * change. After the operator removes a drained master, slots whose owner the broker learned
      * before the last moves are sent to a node that is gone until the topology is read again.

@@ -23,6 +23,7 @@ import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -101,11 +102,12 @@ public final class RedisConnector implements AutoCloseable {
             uris.add(uri.build());
         }
         TimeoutOptions timeouts = TimeoutOptions.enabled(config.commandTimeout());
+        SocketOptions sockets = SocketOptions.builder().connectTimeout(config.connectTimeout()).build();
         if ("cluster".equals(config.mode())) {
             RedisClusterClient c = RedisClusterClient.create(uris);
             c.setOptions(ClusterClientOptions.builder()
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                    .timeoutOptions(timeouts)
+                    .timeoutOptions(timeouts).socketOptions(sockets)
                     // A master added by a scale-up answers MOVED before the next topology refresh
                     // lists it; follow the redirect instead of refusing it until then.
                     .validateClusterNodeMembership(false)
@@ -121,7 +123,7 @@ public final class RedisConnector implements AutoCloseable {
             RedisClient c = RedisClient.create(uris.get(0));
             c.setOptions(ClientOptions.builder()
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                    .timeoutOptions(timeouts).build());
+                    .timeoutOptions(timeouts).socketOptions(sockets).build());
             this.client = c;
             this.cluster = false;
         } else {

@@ -119,6 +119,10 @@ class RedisFlushIT {
                 return Duration.ofSeconds(5);
             }
 
+            public Duration connectTimeout() {
+                return Duration.ofSeconds(2);
+            }
+
             public int slotGroups() {
                 return 0;
             }

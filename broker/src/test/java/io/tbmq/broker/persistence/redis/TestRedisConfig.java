@@ -23,6 +23,11 @@ public record TestRedisConfig(String mode, String nodes, int lettuceBatchSize, D
     }
 
     @Override
+    public Duration connectTimeout() {
+        return Duration.ofSeconds(2);
+    }
+
+    @Override
     public Duration flushInterval() {
         return Duration.ofMillis(1);
     }
