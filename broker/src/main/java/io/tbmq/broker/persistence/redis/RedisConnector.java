@@ -102,7 +102,7 @@ public final class RedisConnector implements AutoCloseable {
             uris.add(uri.build());
         }
         TimeoutOptions timeouts = TimeoutOptions.enabled(config.commandTimeout());
-        SocketOptions sockets = SocketOptions.builder().connectTimeout(config.connectTimeout()).build();
+        SocketOptions sockets = SocketOptions.builder().connectTimeout(checkedConnectTimeout(config)).build();
         if ("cluster".equals(config.mode())) {
             RedisClusterClient c = RedisClusterClient.create(uris);
             c.setOptions(ClusterClientOptions.builder()
@@ -136,6 +136,19 @@ public final class RedisConnector implements AutoCloseable {
         this.flushIntervalNanos = interval;
         scheduler.scheduleWithFixedDelay(this::sweep, SWEEP_NANOS, SWEEP_NANOS, TimeUnit.NANOSECONDS);
         scheduler.scheduleWithFixedDelay(this::ping, 1_000, pingInterval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Netty counts the connect timeout in whole milliseconds, and 0 would mean none at all. */
+    static Duration checkedConnectTimeout(RedisConfig config) {
+        Duration connect = config.connectTimeout();
+        if (connect.toMillis() < 1) {
+            throw new IllegalArgumentException("tbmq.redis.connect-timeout must be at least 1ms, not " + connect);
+        }
+        if (connect.compareTo(config.commandTimeout()) >= 0) {
+            LOG.warnf("tbmq.redis.connect-timeout %s has no effect: tbmq.redis.command-timeout %s bounds the whole connection set-up",
+                    connect, config.commandTimeout());
+        }
+        return connect;
     }
 
     /**
