@@ -39,7 +39,7 @@ public interface RedisConfig {
      * How long the TCP connect to a Redis node may take (at least 1ms; the command timeout still
      * bounds the whole connection set-up, so a value at or above it has no effect). A pod that is
      * gone leaves its IP silent rather than refusing, and a topology refresh waits for every node it
-     * knew before it asks the seeds (only if none answered): bounded by the 5 s command timeout alone,
+     * knew before it asks the configured {@link #nodes()} (only if none answered): bounded by the 5 s command timeout alone,
      * after every Redis pod restarted on new IPs the brokers went on sending to the old ones for 9 s
      * after the cluster was whole. Connections inside a cluster open in milliseconds.
      */
