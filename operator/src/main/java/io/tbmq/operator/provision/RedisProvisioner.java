@@ -16,6 +16,7 @@ import io.tbmq.operator.api.TbmqCluster;
 import io.tbmq.operator.desired.Labels;
 import io.tbmq.operator.desired.Names;
 import io.tbmq.operator.desired.RedisModel;
+import io.tbmq.operator.redis.ClusterInfo;
 import io.tbmq.operator.redis.NodeState;
 import io.tbmq.operator.redis.RedisClusterAdmin;
 import io.tbmq.operator.redis.RedisEndpoints;
@@ -93,11 +94,14 @@ public final class RedisProvisioner {
                 if (step instanceof SlotStep.Done || step instanceof SlotStep.AwaitGossip) {
                     break;
                 }
-                if (step instanceof SlotStep.Move move && !admin.clusterStateOk(move.target().node())) {
+                if (step instanceof SlotStep.Move move) {
                     // A master that just joined learns who serves which slot by gossip; until then it
                     // refuses the keys sent to it (CLUSTERDOWN) and the slots would stay open meanwhile.
-                    return progressing("Joining", "redis-" + move.target().ordinal()
-                            + " does not report cluster_state:ok yet, so no slot moves to it", masters, masters);
+                    ClusterInfo target = admin.info(move.target().node());
+                    if (!target.knowsEveryOwner()) {
+                        return progressing("Joining", "redis-" + move.target().ordinal() + " " + target.lack()
+                                + ", so no slot moves to it", masters, masters);
+                    }
                 }
                 if (step instanceof SlotStep.Meet meet) {
                     if (!meet(owner, admin, meet)) {
@@ -122,9 +126,11 @@ public final class RedisProvisioner {
                 return progressing("Joining", step.describe(), masters, masters);
             }
             for (RedisNode node : nodes.subList(0, masters)) {
-                if (!admin.clusterStateOk(node)) {
-                    return progressing("Converging", "redis-" + node.ordinal() + " does not report cluster_state:ok yet",
-                            masters, masters);
+                // A broker reads its topology from any master: one that has not heard of every slot's
+                // owner yet would leave the broker with unowned slots until its next refresh.
+                ClusterInfo info = admin.info(node);
+                if (!info.knowsEveryOwner()) {
+                    return progressing("Converging", "redis-" + node.ordinal() + " " + info.lack(), masters, masters);
                 }
             }
             for (RedisNode node : nodes) {
@@ -259,9 +265,8 @@ public final class RedisProvisioner {
         try (RedisClusterAdmin admin = new RedisClusterAdmin(password(owner))) {
             List<NodeState> states = new ArrayList<>();
             for (int i = 0; i < replicas; i++) {
-                Pod pod = applier.watched().pod(names.namespace(), names.redisPod(i)).orElse(null);
-                if (pod == null || !isReady(pod)
-                        || !owner.getMetadata().getName().equals(pod.getMetadata().getLabels().get(Labels.INSTANCE))) {
+                Pod pod = readyPod(owner, names, i).orElse(null);
+                if (pod == null) {
                     continue;
                 }
                 try {
@@ -299,14 +304,20 @@ public final class RedisProvisioner {
     private List<Pod> readyPods(TbmqCluster owner, Names names, int replicas) {
         List<Pod> ready = new ArrayList<>();
         for (int i = 0; i < replicas; i++) {
-            Pod pod = applier.watched().pod(names.namespace(), names.redisPod(i)).orElse(null);
-            if (pod == null || !isReady(pod)
-                    || !owner.getMetadata().getName().equals(pod.getMetadata().getLabels().get(Labels.INSTANCE))) {
+            Optional<Pod> pod = readyPod(owner, names, i);
+            if (pod.isEmpty()) {
                 break;
             }
-            ready.add(pod);
+            ready.add(pod.get());
         }
         return ready;
+    }
+
+    /** Redis pod {@code ordinal} if it is ready and this TbmqCluster's (a same-named leftover of another is not). */
+    private Optional<Pod> readyPod(TbmqCluster owner, Names names, int ordinal) {
+        return applier.watched().pod(names.namespace(), names.redisPod(ordinal)).filter(RedisProvisioner::isReady)
+                .filter(p -> p.getMetadata().getLabels() != null
+                        && owner.getMetadata().getName().equals(p.getMetadata().getLabels().get(Labels.INSTANCE)));
     }
 
     /** Ready and not being deleted. */

@@ -89,7 +89,11 @@ public final class RedisClusterAdmin implements AutoCloseable {
 
     /** Whether the node considers the cluster usable (it reaches a majority of the masters serving slots). */
     public boolean clusterStateOk(RedisNode node) {
-        return sync(node).clusterInfo().contains("cluster_state:ok");
+        return info(node).stateOk();
+    }
+
+    public ClusterInfo info(RedisNode node) {
+        return ClusterInfo.parse(sync(node).clusterInfo());
     }
 
     /**
