@@ -98,7 +98,7 @@ public final class RedisProvisioner {
                     // A master that just joined learns who serves which slot by gossip; until then it
                     // refuses the keys sent to it (CLUSTERDOWN) and the slots would stay open meanwhile.
                     ClusterInfo target = admin.info(move.target().node());
-                    if (!target.knowsEveryOwner()) {
+                    if (!target.mayReceive(move)) {
                         return progressing("Joining", "redis-" + move.target().ordinal() + " " + target.lack()
                                 + ", so no slot moves to it", masters, masters);
                     }
@@ -169,7 +169,7 @@ public final class RedisProvisioner {
 
     /**
      * Pods run the StatefulSet's template as it was when they started (OnDelete): once the cluster is
-     * whole, balanced and every master reports cluster_state:ok, one pod made from an older revision
+     * whole, balanced and every master reports cluster_state:ok and knows every slot's owner, one pod made from an older revision
      * is replaced; the next only after it is back and the cluster is whole again. Its slots are
      * unserved while it restarts (seconds: masters have no replicas, as in the TBMQ paper).
      */

@@ -30,6 +30,17 @@ public record ClusterInfo(boolean stateOk, int slotsAssigned) {
         return stateOk && slotsAssigned == SlotPlanner.SLOTS;
     }
 
+    /**
+     * Whether {@code move} may send slots to the node this describes. A new move waits until the
+     * target knows every owner; one that finishes a migration already open needs only
+     * cluster_state:ok, since its slots stay half-moved while it waits (and an unowned slot, which
+     * only the planner's Assign after it would fix, must not hold it up for good).
+     */
+    public boolean mayReceive(SlotStep.Move move) {
+        boolean finishing = !move.source().migrating().isEmpty() || !move.target().importing().isEmpty();
+        return finishing ? stateOk : knowsEveryOwner();
+    }
+
     /** Why it does not yet, for a status message ("redis-1 " + this). */
     public String lack() {
         if (!stateOk) {

@@ -2,6 +2,10 @@ package io.tbmq.operator.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.BitSet;
+import java.util.Map;
+import java.util.Set;
+
 import org.junit.jupiter.api.Test;
 
 class ClusterInfoTest {
@@ -41,5 +45,26 @@ class ClusterInfoTest {
         String reply = "cluster_state:ok\r\ncluster_slots_assigned:16384\r\ncluster_slots_ok:10923\r\ncluster_slots_pfail:0\r\n"
                 + "cluster_slots_fail:5461\r\n";
         assertThat(ClusterInfo.parse(reply).knowsEveryOwner()).isTrue();
+    }
+
+    private static NodeState node(int ordinal, Map<Integer, String> migrating, Map<Integer, String> importing) {
+        return new NodeState(new RedisNode(ordinal, "127.0.0.1", 7000 + ordinal), "n" + ordinal, new BitSet(), migrating, importing,
+                Set.of("n0", "n1"));
+    }
+
+    @Test
+    void aNewMoveWaitsUntilTheTargetKnowsEveryOwner() {
+        SlotStep.Move move = new SlotStep.Move(node(0, Map.of(), Map.of()), node(1, Map.of(), Map.of()), new BitSet(), 100);
+        assertThat(ClusterInfo.parse(reply("ok", 10923)).mayReceive(move)).isFalse();
+        assertThat(ClusterInfo.parse(reply("ok", 16384)).mayReceive(move)).isTrue();
+    }
+
+    @Test
+    void aMigrationAlreadyOpenIsFinishedOnceTheTargetReachesTheCluster() {
+        // Its slots are half-moved meanwhile; an unowned slot elsewhere is fixed only after it.
+        SlotStep.Move finish = new SlotStep.Move(node(0, Map.of(42, "n1"), Map.of()), node(1, Map.of(), Map.of(42, "n0")),
+                new BitSet(), 0);
+        assertThat(ClusterInfo.parse(reply("ok", 16000)).mayReceive(finish)).isTrue();
+        assertThat(ClusterInfo.parse(reply("fail", 16384)).mayReceive(finish)).isFalse();
     }
 }
