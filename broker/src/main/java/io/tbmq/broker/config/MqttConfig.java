@@ -43,7 +43,10 @@ public interface MqttConfig {
     @WithDefault("64")
     int topicAliasMaximum();
 
-    /** A connection that sends no CONNECT within this time is closed. */
+    /**
+     * A connection that sends no CONNECT within this time is closed; one whose CONNECT is not
+     * answered by then (authentication, the replaced session, the session store) gets CONNACK Server unavailable.
+     */
     @WithDefault("10s")
     Duration connectTimeout();
 

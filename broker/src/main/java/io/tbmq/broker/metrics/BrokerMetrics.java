@@ -36,6 +36,7 @@ public final class BrokerMetrics {
     private final ConcurrentHashMap<String, Counter> refusedConnects = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Counter> internalErrors = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Counter> shed = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Counter> connectTimeouts = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, ScriptMeters> scripts = new ConcurrentHashMap<>();
 
     /** A script's meters, both registered at its first call so the error count reads 0 rather than missing. */
@@ -197,6 +198,16 @@ public final class BrokerMetrics {
         internalErrors.computeIfAbsent(cause.getClass().getSimpleName(), c -> Counter.builder("tbmq.connections.errors")
                 .tag("exception", c).description("connections closed after an unexpected exception (a bug)")
                 .register(registry)).increment();
+    }
+
+    /**
+     * The connect timeout ended a connection: {@code waiting} is "connect" (no CONNECT came) or the
+     * step a CONNECT that came still waited for ("authentication", "previous-session", "session-store").
+     */
+    public void connectTimedOut(String listener, String waiting) {
+        connectTimeouts.computeIfAbsent(listener + "/" + waiting, k -> Counter.builder("tbmq.connections.connect.timeouts")
+                .tag("listener", listener).tag("waiting", waiting)
+                .description("connections ended by the connect timeout, by what they were waiting for").register(registry)).increment();
     }
 
     /** A connection closed right after accept: its listener was at max-connections ("limit") or max-connection-rate ("rate"). */

@@ -27,6 +27,7 @@ import io.tbmq.broker.session.Session;
 import io.tbmq.broker.session.SessionRegistry;
 import io.tbmq.broker.topic.Topics;
 import io.tbmq.broker.util.LogText;
+import io.tbmq.broker.util.RateLimitedLog;
 
 /**
  * CONNECT (§3.1): validates what the frame validator cannot judge alone, authenticates off the
@@ -35,6 +36,7 @@ import io.tbmq.broker.util.LogText;
  */
 final class ConnectHandler {
     private static final Logger LOG = Logger.getLogger(ConnectHandler.class);
+    private static final RateLimitedLog NOT_ANSWERED = new RateLimitedLog(LOG, 1);
     static final String KEEP_ALIVE_HANDLER = "keepAlive";
 
     /** v3.1.1 CONNACK return codes, and their v5 counterparts. */
@@ -101,6 +103,7 @@ final class ConnectHandler {
 
         c.state = Connection.State.AUTHENTICATING;
         c.pauseForAuthentication();
+        c.connectWait(Connection.ConnectWait.AUTHENTICATION, clientId);
         String id = clientId;
         boolean idAssigned = assigned;
         Will finalWill = will;
@@ -159,13 +162,20 @@ final class ConnectHandler {
                 serverKeepAlive, responseInformation) : MqttProperties.NO_PROPERTIES;
         // A clean start waits until the replaced session's stored messages are gone; an APPLICATION
         // session needs its topic before anything can be routed to it.
-        CompletableFuture<Void> ready = opened.previousEnded().thenCompose(v -> broker.stores().prepare(session));
+        c.connectWait(Connection.ConnectWait.PREVIOUS_SESSION, clientId);
+        CompletableFuture<Void> ready = opened.previousEnded().thenCompose(v -> {
+            c.connectWait(Connection.ConnectWait.SESSION_STORE, clientId);
+            return broker.stores().prepare(session);
+        });
         if (ready.isDone() && !ready.isCompletedExceptionally()) {
             return CompletableFuture.completedFuture(finish(c, session, opened.present(), props, keepAlive));
         }
         CompletableFuture<Boolean> connected = new CompletableFuture<>();
         ready.whenComplete((v, error) -> c.channel().eventLoop().execute(() -> {
-            if (error != null) {
+            if (c.state != Connection.State.AUTHENTICATING) {
+                // Refused meanwhile by the connect timeout: its socket lingers open for a moment after the CONNACK.
+                connected.complete(false);
+            } else if (error != null) {
                 LOG.warnf("session stores not ready for %s: %s", LogText.of(clientId), error.getMessage());
                 refuse(c, 0x88, V3_SERVER_UNAVAILABLE, "session store unavailable");
                 connected.complete(false);
@@ -261,6 +271,18 @@ final class ConnectHandler {
      * Answers CONNACK with an error and closes [MQTT-3.2.2-6]: the v5 reason code, or the v3
      * return code ({@code v3Code} -1 means v3 has none for this, so the connection just closes).
      */
+    /**
+     * The connect timeout passed while a CONNECT that arrived was still waiting for its CONNACK (run
+     * 59 of docs/reliability.md: a few clients silent for 10 s after a broker restarted, with nothing
+     * in its log). The client is told the server is unavailable, rather than left with a closed socket.
+     */
+    static void notAnsweredInTime(Connection c, java.time.Duration timeout) {
+        Connection.ConnectWait wait = c.connectWait();
+        NOT_ANSWERED.info("CONNECT of %s not answered within %s, still waiting for %s: refused as server unavailable",
+                LogText.of(c.connectingClientId()), timeout, wait.description);
+        refuse(c, 0x88, V3_SERVER_UNAVAILABLE, "not ready within the connect timeout (waiting for " + wait.description + ")");
+    }
+
     private static CompletionStage<Boolean> refuse(Connection c, int v5Code, int v3Code, String reason) {
         c.broker().metrics().connectRefused(c.isV5() ? v5Code : v3Code);
         LOG.debugf("CONNECT refused (%s): %s", c, reason);

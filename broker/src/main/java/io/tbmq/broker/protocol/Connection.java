@@ -41,6 +41,21 @@ public final class Connection implements DeliverySink {
 
     enum State { AWAITING_CONNECT, AUTHENTICATING, CONNECTED, CLOSING }
 
+    /** The steps between a CONNECT and its CONNACK, as a log line and a metric tag name them. */
+    enum ConnectWait {
+        AUTHENTICATION("authentication", "authentication"),
+        PREVIOUS_SESSION("the replaced session to end", "previous-session"),
+        SESSION_STORE("the session store", "session-store");
+
+        final String description;
+        final String tag;
+
+        ConnectWait(String description, String tag) {
+            this.description = description;
+            this.tag = tag;
+        }
+    }
+
     /** Why reading from the socket is paused; reading resumes when no reason is left. */
     private static final int PAUSED_AUTH = 1;
     private static final int PAUSED_QUOTA = 2;
@@ -55,6 +70,9 @@ public final class Connection implements DeliverySink {
     private final ArrayDeque<MqttMessage> heldWhileConnecting = new ArrayDeque<>();
 
     State state = State.AWAITING_CONNECT;
+    /** What the CONNECT that arrived waits for before its CONNACK, and whose it is; named if the connect timeout ends the wait. */
+    private volatile ConnectWait connectWait = ConnectWait.AUTHENTICATION;
+    private volatile String connectingClientId;
     private MqttVersion version = MqttVersion.MQTT_3_1_1;
     private String clientId;
     private volatile Session session;
@@ -133,6 +151,20 @@ public final class Connection implements DeliverySink {
 
     void identity(ClientIdentity id) {
         this.identity = id;
+    }
+
+    ConnectWait connectWait() {
+        return connectWait;
+    }
+
+    String connectingClientId() {
+        return connectingClientId;
+    }
+
+    /** May be called from the thread that completed the step before (a store's, the authenticator's). */
+    void connectWait(ConnectWait wait, String clientId) {
+        this.connectWait = wait;
+        this.connectingClientId = clientId;
     }
 
     long credentialsGeneration() {

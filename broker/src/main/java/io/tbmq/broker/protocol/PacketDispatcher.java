@@ -28,6 +28,8 @@ public final class PacketDispatcher extends ChannelInboundHandlerAdapter {
     public static final String NAME = "dispatcher";
     private static final Logger LOG = Logger.getLogger(PacketDispatcher.class);
     private static final RateLimitedLog ERRORS = new RateLimitedLog(LOG, 5);
+    /** A port scanner or a client that never speaks MQTT: one line a second at most. */
+    private static final RateLimitedLog NO_CONNECT = new RateLimitedLog(LOG, 1);
 
     private final BrokerServices broker;
     private final String listener;
@@ -56,9 +58,13 @@ public final class PacketDispatcher extends ChannelInboundHandlerAdapter {
         broker.metrics().connectionOpened(listener);
         // Absolute deadline for CONNECT: bytes trickling in slowly do not extend it.
         ctx.executor().schedule(() -> {
-            if (c.state == Connection.State.AWAITING_CONNECT || c.state == Connection.State.AUTHENTICATING) {
-                LOG.debugf("no CONNECT within %s from %s", broker.mqtt().connectTimeout(), ctx.channel().remoteAddress());
+            if (c.state == Connection.State.AWAITING_CONNECT) {
+                broker.metrics().connectTimedOut(listener, "connect");
+                NO_CONNECT.info("no CONNECT within %s from %s: closed", broker.mqtt().connectTimeout(), ctx.channel().remoteAddress());
                 c.close();
+            } else if (c.state == Connection.State.AUTHENTICATING) {
+                broker.metrics().connectTimedOut(listener, c.connectWait().tag);
+                ConnectHandler.notAnsweredInTime(c, broker.mqtt().connectTimeout());
             }
         }, broker.mqtt().connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
         ctx.fireChannelActive();

@@ -4,6 +4,7 @@ import static io.tbmq.broker.testing.WireClient.reasonCode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
@@ -11,10 +12,15 @@ import org.junit.jupiter.api.Test;
 
 import io.netty.handler.codec.mqtt.MqttConnAckMessage;
 import io.netty.handler.codec.mqtt.MqttMessage;
+import io.netty.handler.codec.mqtt.MqttMessageBuilders;
 import io.netty.handler.codec.mqtt.MqttMessageType;
 import io.netty.handler.codec.mqtt.MqttProperties;
 import io.netty.handler.codec.mqtt.MqttProperties.MqttPropertyType;
 import io.netty.handler.codec.mqtt.MqttVersion;
+import io.tbmq.broker.persistence.SessionStores;
+import io.tbmq.broker.session.DeliverySink;
+import io.tbmq.broker.session.Session;
+import io.tbmq.broker.session.SessionStore;
 import io.tbmq.broker.testing.TestBroker;
 import io.tbmq.broker.testing.WireClient;
 
@@ -194,6 +200,95 @@ class ConnectHandlerTest {
             c.sendHex("10 1c 00 04 4d 51 54 54 04 c2 00 3c 00 01 70 00 05 61 6c 69 63 65 00 06 73 65 63 72 65 74 c0 00");
             c.expect(MqttMessageType.CONNACK);
             c.expect(MqttMessageType.PINGRESP);
+        }
+    }
+
+    /** A DEVICE session store that never gets ready, as Redis did not for a few clients in run 59. */
+    private static final class StalledStore implements SessionStore {
+        @Override
+        public CompletableFuture<Void> prepare(Session session) {
+            return new CompletableFuture<>();
+        }
+
+        @Override
+        public boolean attach(Session session, DeliverySink target) {
+            return true;
+        }
+
+        @Override
+        public void detach(Session session, DeliverySink target) {
+        }
+
+        @Override
+        public void acknowledged(Session session, int packetId, long score) {
+        }
+
+        @Override
+        public void released(Session session, int packetId, long score) {
+        }
+
+        @Override
+        public boolean fillsGaps() {
+            return false;
+        }
+
+        @Override
+        public void missed(Session session) {
+        }
+
+        @Override
+        public void recheck(Session session) {
+        }
+
+        @Override
+        public CompletableFuture<Void> ended(Session session) {
+            return CompletableFuture.completedFuture(null);
+        }
+    }
+
+    private static void sendPersistentConnect(WireClient c, MqttVersion version, String clientId) {
+        c.send(MqttMessageBuilders.connect().protocolVersion(version).clientId(clientId).cleanSession(false).keepAlive(30)
+                .hasUser(true).username("alice").hasPassword(true).password(TestBroker.PASSWORD.getBytes())
+                .properties(version == MqttVersion.MQTT_5 ? props(MqttPropertyType.SESSION_EXPIRY_INTERVAL, 3600)
+                        : MqttProperties.NO_PROPERTIES)
+                .build());
+    }
+
+    @Test
+    void aConnectStillWaitingForItsSessionStoreAtTheConnectTimeoutIsToldTheServerIsUnavailable() {
+        try (TestBroker b = new TestBroker(Map.of(), new SessionStores(new StalledStore(), null, () -> false));
+                WireClient v5 = b.client(MqttVersion.MQTT_5); WireClient v3 = b.client(MqttVersion.MQTT_3_1_1)) {
+            sendPersistentConnect(v5, MqttVersion.MQTT_5, "stalled-5");
+            sendPersistentConnect(v3, MqttVersion.MQTT_3_1_1, "stalled-3");
+            v5.expectNothing();
+            v3.expectNothing();
+            long timeout = b.config().mqtt().connectTimeout().toMillis();
+            v5.advanceTime(timeout + 1, TimeUnit.MILLISECONDS);
+            v3.advanceTime(timeout + 1, TimeUnit.MILLISECONDS);
+
+            MqttConnAckMessage ack5 = v5.expect(MqttMessageType.CONNACK);
+            assertThat(reasonCode(ack5)).as("Server unavailable").isEqualTo(0x88);
+            assertThat((String) property(ack5, MqttPropertyType.REASON_STRING)).contains("the session store");
+            assertThat(reasonCode(v3.expect(MqttMessageType.CONNACK))).as("v3: server unavailable").isEqualTo(0x03);
+            assertThat(b.registry().get("tbmq.connections.connect.timeouts").tag("waiting", "session-store").counter().count())
+                    .isEqualTo(2.0);
+
+            v5.advanceTime(3, TimeUnit.SECONDS);
+            v3.advanceTime(3, TimeUnit.SECONDS);
+            assertThat(v5.isOpen()).isFalse();
+            assertThat(v3.isOpen()).isFalse();
+            v5.expectNothing();
+        }
+    }
+
+    @Test
+    void aConnectionThatNeverSendsConnectIsClosedAndCounted() {
+        try (WireClient c = broker.client(MqttVersion.MQTT_5)) {
+            c.advanceTime(broker.config().mqtt().connectTimeout().toMillis() + 1, TimeUnit.MILLISECONDS);
+            assertThat(c.isOpen()).isFalse();
+            c.expectNothing();
+            assertThat(broker.registry().get("tbmq.connections.connect.timeouts").tag("waiting", "connect").counter().count())
+                    .isEqualTo(1.0);
         }
     }
 }

@@ -37,11 +37,16 @@ public final class TestBroker implements AutoCloseable {
     }
 
     public TestBroker(Map<String, String> overrides) {
+        this(overrides, SessionStores.NONE);
+    }
+
+    /** With {@code stores} as the node's session stores (a DEVICE store that stalls, for one). */
+    public TestBroker(Map<String, String> overrides, SessionStores stores) {
         Map<String, String> values = new HashMap<>();
         values.put("tbmq.security.credentials", credentials());
         values.putAll(overrides);
         this.config = TestConfig.of(values);
-        this.core = new BrokerCore(config.mqtt(), config.security(), new BrokerMetrics(registry), SessionStores.NONE, router -> {
+        this.core = new BrokerCore(config.mqtt(), config.security(), new BrokerMetrics(registry), stores, router -> {
             log = new LoopbackMessageLog(router);
             return log;
         }, new SubscriptionTrie(), ClusterLinks.SINGLE_NODE);
