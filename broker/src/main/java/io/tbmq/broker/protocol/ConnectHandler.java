@@ -114,6 +114,10 @@ final class ConnectHandler {
         c.credentialsGeneration(c.broker().authenticator().generation());
         c.broker().authenticator().authenticate(id, payload.userName(), payload.passwordInBytes(), peerCertificate(c))
                 .whenComplete((outcome, error) -> c.channel().eventLoop().execute(() -> {
+                    if (c.state != Connection.State.AUTHENTICATING) {
+                        connected.complete(false); // refused meanwhile by the connect timeout
+                        return;
+                    }
                     if (error != null) {
                         LOG.warnf(error, "authentication of %s failed", id);
                         refuse(c, 0x88, V3_SERVER_UNAVAILABLE, "authentication unavailable");
@@ -268,22 +272,30 @@ final class ConnectHandler {
     }
 
     /**
-     * Answers CONNACK with an error and closes [MQTT-3.2.2-6]: the v5 reason code, or the v3
-     * return code ({@code v3Code} -1 means v3 has none for this, so the connection just closes).
-     */
-    /**
      * The connect timeout passed while a CONNECT that arrived was still waiting for its CONNACK (run
      * 59 of docs/reliability.md: a few clients silent for 10 s after a broker restarted, with nothing
      * in its log). The client is told the server is unavailable, rather than left with a closed socket.
      */
-    static void notAnsweredInTime(Connection c, java.time.Duration timeout) {
+    static void notAnsweredInTime(Connection c, String listener, java.time.Duration timeout) {
+        // Read once: a store's thread may move it on meanwhile, and the log and the metric must agree.
         Connection.ConnectWait wait = c.connectWait();
-        NOT_ANSWERED.info("CONNECT of %s not answered within %s, still waiting for %s: refused as server unavailable",
-                LogText.of(c.connectingClientId()), timeout, wait.description);
+        c.broker().metrics().connectTimedOut(listener, wait.tag);
+        NOT_ANSWERED.info("CONNECT of %s from %s not answered within %s, still waiting for %s: refused as server unavailable",
+                LogText.of(c.connectingClientId()), c.channel().remoteAddress(), timeout, wait.description);
         refuse(c, 0x88, V3_SERVER_UNAVAILABLE, "not ready within the connect timeout (waiting for " + wait.description + ")");
     }
 
+    /**
+     * Answers CONNACK with an error and closes [MQTT-3.2.2-6]: the v5 reason code, or the v3
+     * return code ({@code v3Code} -1 means v3 has none for this, so the connection just closes).
+     * Once only: a check that completes after the connect timeout refused the client finds it closing.
+     * A refused client never connected, so its Will is not published when the socket closes.
+     */
     private static CompletionStage<Boolean> refuse(Connection c, int v5Code, int v3Code, String reason) {
+        if (c.state == Connection.State.CLOSING) {
+            return CompletableFuture.completedFuture(false);
+        }
+        c.will(null);
         c.broker().metrics().connectRefused(c.isV5() ? v5Code : v3Code);
         LOG.debugf("CONNECT refused (%s): %s", c, reason);
         if (c.isV5()) {

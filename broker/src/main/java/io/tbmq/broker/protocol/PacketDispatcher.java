@@ -63,8 +63,7 @@ public final class PacketDispatcher extends ChannelInboundHandlerAdapter {
                 NO_CONNECT.info("no CONNECT within %s from %s: closed", broker.mqtt().connectTimeout(), ctx.channel().remoteAddress());
                 c.close();
             } else if (c.state == Connection.State.AUTHENTICATING) {
-                broker.metrics().connectTimedOut(listener, c.connectWait().tag);
-                ConnectHandler.notAnsweredInTime(c, broker.mqtt().connectTimeout());
+                ConnectHandler.notAnsweredInTime(c, listener, broker.mqtt().connectTimeout());
             }
         }, broker.mqtt().connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
         ctx.fireChannelActive();

@@ -249,6 +249,8 @@ class ConnectHandlerTest {
     private static void sendPersistentConnect(WireClient c, MqttVersion version, String clientId) {
         c.send(MqttMessageBuilders.connect().protocolVersion(version).clientId(clientId).cleanSession(false).keepAlive(30)
                 .hasUser(true).username("alice").hasPassword(true).password(TestBroker.PASSWORD.getBytes())
+                .willFlag(true).willQoS(io.netty.handler.codec.mqtt.MqttQoS.AT_MOST_ONCE).willTopic("wills/" + clientId)
+                .willMessage("bye".getBytes())
                 .properties(version == MqttVersion.MQTT_5 ? props(MqttPropertyType.SESSION_EXPIRY_INTERVAL, 3600)
                         : MqttProperties.NO_PROPERTIES)
                 .build());
@@ -278,6 +280,7 @@ class ConnectHandlerTest {
             assertThat(v5.isOpen()).isFalse();
             assertThat(v3.isOpen()).isFalse();
             v5.expectNothing();
+            assertThat(b.log().appended()).as("a refused client never connected: no Will").noneMatch(m -> m.topic().startsWith("wills/"));
         }
     }
 
