@@ -342,6 +342,8 @@ class LogConsumerTest {
     @Test
     void aConsumerStillJoiningItsGroupDoesNotCountAsQuiet() throws Exception {
         Member member = new Member();
+        // Three empty polls after the assignment would rightly let it rest: the records must come in the very next poll.
+        member.lockstep = true;
         start(member, new LogConsumer.Rest(() -> true, Duration.ofHours(1)));
         // Polls with no partition yet (the group still forming), then a partition with a backlog.
         for (int i = 0; i < 5; i++) {
@@ -420,6 +422,9 @@ class LogConsumerTest {
         volatile int syncCommits;
         volatile int commitsWhileLosing;
         volatile boolean expelled;
+        /** One poll per step: the consumer thread cannot run polls of its own between two of the test's steps. */
+        volatile boolean lockstep;
+        private final java.util.concurrent.Semaphore stepsScheduled = new java.util.concurrent.Semaphore(0);
         private ConsumerRebalanceListener listener;
         private Map<TopicPartition, OffsetAndMetadata> inherited = Map.of();
 
@@ -447,6 +452,7 @@ class LogConsumerTest {
                 task.run();
                 ran.countDown();
             });
+            stepsScheduled.release();
             assertThat(ran.await(5, TimeUnit.SECONDS)).as("the consumer polled").isTrue();
         }
 
@@ -462,10 +468,16 @@ class LogConsumerTest {
         }
 
         @Override
-        public synchronized org.apache.kafka.clients.consumer.ConsumerRecords<byte[], byte[]> poll(Duration timeout) {
+        public org.apache.kafka.clients.consumer.ConsumerRecords<byte[], byte[]> poll(Duration timeout) {
             try {
-                // A real poll waits for records; without this the test's consumer thread would spin.
-                wait(1);
+                if (lockstep) {
+                    // Bounded, so that closing the consumer at the end of a test is not held up.
+                    stepsScheduled.tryAcquire(1, TimeUnit.SECONDS);
+                }
+                synchronized (this) {
+                    // A real poll waits for records; without this the test's consumer thread would spin.
+                    wait(1);
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
