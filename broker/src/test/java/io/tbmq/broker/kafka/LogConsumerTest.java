@@ -283,7 +283,9 @@ class LogConsumerTest {
     void aHandOverWithABatchStillUnfinishedIsNotMarkedClean() throws Exception {
         Member first = new Member();
         CompletableFuture<Void> held = new CompletableFuture<>();
-        LogConsumer routing = start(first, Duration.ofHours(1), 100, Duration.ofMillis(500), Map.of("0@2", held));
+        // Long enough that the batch is still waited for when the revocation comes on a loaded machine
+        // (500 ms was not always), short enough that the revocation's wait for it fits in a step.
+        LogConsumer routing = start(first, Duration.ofHours(1), 100, Duration.ofSeconds(3), Map.of("0@2", held));
         first.step(() -> {
             first.rebalance(List.of(P0));
             records(first, P0, 0, 2);
@@ -471,8 +473,8 @@ class LogConsumerTest {
         public org.apache.kafka.clients.consumer.ConsumerRecords<byte[], byte[]> poll(Duration timeout) {
             try {
                 if (lockstep) {
-                    // Bounded, so that closing the consumer at the end of a test is not held up.
-                    stepsScheduled.tryAcquire(1, TimeUnit.SECONDS);
+                    // Bounded all the same; stopping the consumer wakes it (below).
+                    stepsScheduled.tryAcquire(10, TimeUnit.SECONDS);
                 }
                 synchronized (this) {
                     // A real poll waits for records; without this the test's consumer thread would spin.
@@ -482,6 +484,12 @@ class LogConsumerTest {
                 Thread.currentThread().interrupt();
             }
             return super.poll(timeout);
+        }
+
+        @Override
+        public void wakeup() {
+            stepsScheduled.release();
+            super.wakeup();
         }
 
         @Override
