@@ -1,6 +1,7 @@
 package io.tbmq.operator.provision;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -36,6 +37,12 @@ public final class RedisProvisioner {
     public static final String UNUSED = "UnusedRedis";
     /** The StatefulSet controller's label naming the revision a pod was made from. */
     static final String REVISION_LABEL = "controller-revision-hash";
+    /**
+     * How long the pass before every pod is ready waits for a pod to connect or answer. A pod whose
+     * node is down still has its IP and drops the SYN; with Lettuce's 10 s each reconcile would wait
+     * that long on it until the pod is evicted, minutes later.
+     */
+    static final Duration GLANCE_TIMEOUT = Duration.ofSeconds(1);
     private static final Logger LOG = Logger.getLogger(RedisProvisioner.class);
     /** Slots per Move step and the time one reconcile may spend moving, so status stays current. */
     static final int SLOTS_PER_STEP = 1024;
@@ -265,7 +272,7 @@ public final class RedisProvisioner {
      * fails here the full pass does once every pod is ready.
      */
     private void meetMovedAmongAnsweringPods(TbmqCluster owner, Names names, int masters, int replicas) {
-        try (RedisClusterAdmin admin = new RedisClusterAdmin(password(owner))) {
+        try (RedisClusterAdmin admin = new RedisClusterAdmin(password(owner), GLANCE_TIMEOUT)) {
             List<NodeState> states = new ArrayList<>();
             for (int i = 0; i < replicas; i++) {
                 Pod pod = startedPod(owner, names, i).orElse(null);
@@ -321,10 +328,14 @@ public final class RedisProvisioner {
         return ownPod(owner, names, ordinal).filter(RedisProvisioner::isReady);
     }
 
-    /** Redis pod {@code ordinal}, ready or not, if it has an IP and is not being deleted. */
+    /**
+     * Redis pod {@code ordinal}, ready or not, if it runs, has an IP and is not being deleted (a
+     * Failed pod's IP may be another pod's by now).
+     */
     private Optional<Pod> startedPod(TbmqCluster owner, Names names, int ordinal) {
         return ownPod(owner, names, ordinal).filter(p -> p.getMetadata().getDeletionTimestamp() == null && p.getStatus() != null
-                && p.getStatus().getPodIP() != null && !p.getStatus().getPodIP().isBlank());
+                && "Running".equals(p.getStatus().getPhase()) && p.getStatus().getPodIP() != null
+                && !p.getStatus().getPodIP().isBlank());
     }
 
     private Optional<Pod> ownPod(TbmqCluster owner, Names names, int ordinal) {

@@ -10,11 +10,13 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import io.lettuce.core.ClientOptions;
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.MigrateArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -47,10 +49,21 @@ public final class RedisClusterAdmin implements AutoCloseable {
     private final RedisClient client = RedisClient.create(RESOURCES);
     private final Map<Integer, StatefulRedisConnection<byte[], byte[]>> connections = new HashMap<>();
     private final char[] password;
+    private final Duration timeout;
 
     public RedisClusterAdmin(String password) {
+        this(password, TIMEOUT);
+    }
+
+    /**
+     * With {@code timeout} bounding each connect and each command: a short one for a glance at pods
+     * that may not answer (one on a node that is down keeps its IP for minutes and drops the SYN).
+     */
+    public RedisClusterAdmin(String password, Duration timeout) {
         this.password = password == null || password.isEmpty() ? null : password.toCharArray();
-        client.setDefaultTimeout(TIMEOUT);
+        this.timeout = timeout;
+        client.setOptions(ClientOptions.builder().socketOptions(SocketOptions.builder().connectTimeout(timeout).build()).build());
+        client.setDefaultTimeout(timeout);
     }
 
     public NodeState observe(RedisNode node) {
@@ -279,7 +292,7 @@ public final class RedisClusterAdmin implements AutoCloseable {
 
     private StatefulRedisConnection<byte[], byte[]> connection(RedisNode node) {
         return connections.computeIfAbsent(node.ordinal(), o -> {
-            RedisURI.Builder uri = RedisURI.builder().withHost(node.host()).withPort(node.port()).withTimeout(TIMEOUT);
+            RedisURI.Builder uri = RedisURI.builder().withHost(node.host()).withPort(node.port()).withTimeout(timeout);
             if (password != null) {
                 uri.withPassword(password);
             }
