@@ -78,6 +78,8 @@ class RealClusterFaultsE2E {
     static final Map<String, List<String>> silentAfterReady = new LinkedHashMap<>();
     /** CLUSTER MEETs the operator recorded in each step. */
     static final Map<String, Integer> redisMeets = new LinkedHashMap<>();
+    /** When each step began, UTC, in the pods' log clock. */
+    static final Map<String, java.time.LocalTime> stepStarts = new LinkedHashMap<>();
 
     @BeforeAll
     static void tryItOnOneMachine() throws Exception {
@@ -106,6 +108,7 @@ class RealClusterFaultsE2E {
         if (logs != null) {
             logs.close();
             report.putAll(PartitionMoves.report(repo.resolve("e2e/target/real-cluster/pod-logs"), NAME + "-broker-"));
+            report.putAll(ConnectTimeouts.report(repo.resolve("e2e/target/real-cluster/pod-logs"), NAME + "-broker-", stepStarts));
         }
         Files.write(repo.resolve("e2e/target/real-cluster-e2e.txt"), report.entrySet().stream().map(e -> e.getKey() + ": " + e.getValue())
                 .toList());
@@ -290,6 +293,7 @@ class RealClusterFaultsE2E {
         }
         long start = System.nanoTime();
         readyAt = null;
+        stepStarts.put(name, java.time.LocalTime.now(java.time.ZoneOffset.UTC));
         System.out.printf("e2e real cluster: %s ... (from %s)%n", name, Instant.now());
         int meetsBefore = redisMeets();
         body.run();
