@@ -1,6 +1,7 @@
 package io.tbmq.broker.session;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Queue;
@@ -84,8 +85,9 @@ final class Outbox {
         int window = target.sendWindow();
         while (!queue.isEmpty() && target.isWritable()) {
             OutboundMessage next = queue.peek();
-            if (next.message().isExpired(now)) {
-                // Not yet started onward delivery: an expired copy is deleted [MQTT-3.3.2-5].
+            if (!next.dup() && next.message().isExpired(now)) {
+                // Not yet started onward delivery: an expired copy is deleted [MQTT-3.3.2-5]. One sent
+                // before (DUP) has started, and is finished.
                 queue.poll();
                 drops.dropped(clientId, "expired");
                 continue;
@@ -179,9 +181,28 @@ final class Outbox {
         return true;
     }
 
-    /** What a resumed connection sends first: PUBLISH again (DUP) or PUBREL, in send order. */
-    List<InflightWindow.Entry> inFlight() {
-        return inflight.snapshot();
+    /**
+     * A resumed connection: the PUBLISHes in flight go back to the head of the queue, in send order,
+     * with their packet ids and DUP [MQTT-4.4.0-1], so that they are written again within the new
+     * connection's Receive Maximum [MQTT-3.3.4-9] and Maximum Packet Size [MQTT-3.1.2-25] like any
+     * other. Returns the ids that owe a PUBREL: those stay in flight and are sent again at once.
+     */
+    List<Integer> resendOnResume() {
+        List<Integer> pubrels = new ArrayList<>();
+        List<OutboundMessage> again = new ArrayList<>();
+        for (InflightWindow.Entry e : inflight.snapshot()) {
+            if (e.released) {
+                pubrels.add(e.packetId);
+            } else {
+                inflight.remove(e.packetId);
+                OutboundMessage m = e.message;
+                again.add(new OutboundMessage(m.message(), m.qos(), m.retain(), m.subscriptionIds(), e.packetId, m.score(), true));
+            }
+        }
+        for (int i = again.size() - 1; i >= 0; i--) {
+            queue.addFirst(again.get(i));
+        }
+        return pubrels;
     }
 
     int inFlightCount() {

@@ -467,26 +467,23 @@ public final class Session {
     // ---- connection lifecycle ----------------------------------------------------------------
 
     /**
-     * Attaches the owning connection and re-sends what was in flight: PUBLISH with DUP for
-     * unacknowledged messages, PUBREL for released ones [MQTT-4.4.0-1], then the queue. Returns
-     * false, sending nothing, if {@code target} no longer owns the session.
+     * Attaches the owning connection and re-sends what was in flight [MQTT-4.4.0-1]: PUBREL for
+     * released messages at once, then the unacknowledged PUBLISHes with DUP ahead of the queue, as
+     * far as this connection's Receive Maximum allows. Returns false, sending nothing, if
+     * {@code target} no longer owns the session.
      */
     public boolean resume(DeliverySink target) {
-        List<InflightWindow.Entry> resend;
+        List<Integer> pubrels;
         synchronized (this) {
             if (!attach(target)) {
                 return false;
             }
-            resend = outbox.inFlight();
+            pubrels = outbox.resendOnResume();
         }
-        for (InflightWindow.Entry f : resend) {
-            if (f.released) {
-                target.writePubrel(f.packetId);
-            } else {
-                target.writePublish(f.message, f.packetId, true);
-            }
+        for (int packetId : pubrels) {
+            target.writePubrel(packetId);
         }
-        if (!resend.isEmpty()) {
+        if (!pubrels.isEmpty()) {
             target.flush();
         }
         drain(target);

@@ -107,11 +107,61 @@ class OutboxTest {
         outbox.add(live(1, "memory-only"));
         outbox.add(stored(3, 30, 1));
         outbox.restore(new int[] {4}, List.of(stored(1, 10, 1), stored(2, 20, 1)));
-        assertThat(outbox.inFlight()).singleElement().satisfies(e -> {
-            assertThat(e.packetId).isEqualTo(4);
-            assertThat(e.released).as("owes a PUBREL").isTrue();
-        });
+        assertThat(outbox.resendOnResume()).as("owes a PUBREL").containsExactly(4);
+        assertThat(outbox.inFlightCount()).isEqualTo(1);
         assertThat(outbox.queue()).extracting(m -> new String(m.message().payload())).containsExactly("s10", "s20", "memory-only");
+    }
+
+    @Test
+    void aResumedConnectionGetsWhatWasInFlightAgainWithDupAndItsIdsButOnlyAsItsOwnWindowAllows() {
+        // [MQTT-4.4.0-1], and the send quota starts again at each connection's Receive Maximum [MQTT-3.3.4-9].
+        Wire wide = new Wire(3);
+        for (String p : List.of("a", "b", "c")) {
+            outbox.add(live(1, p));
+        }
+        outbox.drainTo(wide, 0);
+        outbox.add(live(1, "d"));
+        assertThat(outbox.pubRec(1, 0)).as("not QoS 2").isEqualTo(Outbox.Pubrec.UNKNOWN);
+        assertThat(outbox.resendOnResume()).as("no PUBREL owed").isEmpty();
+
+        Wire narrow = new Wire(1);
+        outbox.drainTo(narrow, 0);
+        assertThat(narrow.sent).containsExactly("a#1 DUP");
+        outbox.pubAck(1);
+        outbox.drainTo(narrow, 0);
+        outbox.pubAck(2);
+        outbox.drainTo(narrow, 0);
+        outbox.pubAck(3);
+        outbox.drainTo(narrow, 0);
+        assertThat(narrow.sent).containsExactly("a#1 DUP", "b#2 DUP", "c#3 DUP", "d#4");
+    }
+
+    @Test
+    void aMessageTooLargeForTheResumedConnectionNoLongerHoldsItsWindow() {
+        // [MQTT-3.1.2-25]: dropped as if delivered, so the messages behind it go on.
+        outbox.add(live(1, "big"));
+        outbox.add(live(1, "small"));
+        outbox.drainTo(wire, 0);
+        outbox.resendOnResume();
+
+        Wire limited = new Wire(1);
+        limited.refuse = "big";
+        outbox.drainTo(limited, 0);
+        assertThat(limited.sent).containsExactly("small#2 DUP");
+        assertThat(outbox.inFlightCount()).isEqualTo(1);
+    }
+
+    @Test
+    void aMessageSentBeforeIsSentAgainEvenIfItHasExpiredMeanwhile() {
+        // Only a copy whose onward delivery has not started is deleted at expiry [MQTT-3.3.2-5].
+        outbox.add(new OutboundMessage(new PublishMessage("t", 1, false, "started".getBytes(), MessageProperties.NONE, "p", 0, 1_000), 1,
+                false, new int[0]));
+        outbox.drainTo(wire, 0);
+        outbox.resendOnResume();
+        Wire again = new Wire(2);
+        outbox.drainTo(again, 2_000);
+        assertThat(again.sent).containsExactly("started#1 DUP");
+        assertThat(drops).isEmpty();
     }
 
     private static OutboundMessage live(int qos, String payload) {
@@ -137,7 +187,7 @@ class OutboxTest {
             if (payload.equals(refuse)) {
                 return false;
             }
-            sent.add(payload + "#" + packetId);
+            sent.add(payload + "#" + packetId + (dup ? " DUP" : ""));
             return true;
         }
     }
