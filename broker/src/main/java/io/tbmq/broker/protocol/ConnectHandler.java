@@ -299,7 +299,8 @@ final class ConnectHandler {
         c.broker().metrics().connectRefused(c.isV5() ? v5Code : v3Code);
         LOG.debugf("CONNECT refused (%s): %s", c, reason);
         if (c.isV5()) {
-            c.sendAndClose(Packets.connAck(v5Code, false, c.problemInformation(reason)));
+            // Acknowledge flags and reason code before the properties.
+            c.sendAndClose(Packets.connAck(v5Code, false, c.problemInformation(reason, 2)));
         } else if (v3Code > 0) {
             c.sendAndClose(Packets.connAck(v3Code, false, MqttProperties.NO_PROPERTIES));
         } else {

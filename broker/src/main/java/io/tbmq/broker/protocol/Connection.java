@@ -60,6 +60,8 @@ public final class Connection implements DeliverySink {
     private static final int PAUSED_AUTH = 1;
     private static final int PAUSED_QUOTA = 2;
     private static final long CLOSE_LINGER_MS = 2_000;
+    /** A Topic Alias property on the wire: its identifier and a two-byte value. */
+    private static final int TOPIC_ALIAS_BYTES = 3;
 
     private final Channel channel;
     private final BrokerServices broker;
@@ -299,9 +301,22 @@ public final class Connection implements DeliverySink {
         channel.writeAndFlush(message, channel.voidPromise());
     }
 
-    /** Reason String and User Properties only when the client did not opt out [MQTT-3.1.2-29]. */
-    MqttProperties problemInformation(String reason) {
-        return isV5() && problemInformation && reason != null ? Packets.reasonString(reason) : MqttProperties.NO_PROPERTIES;
+    /**
+     * A Reason String only when the client did not opt out [MQTT-3.1.2-29] and the packet, {@code bodyBytes}
+     * before its properties, still fits the client's Maximum Packet Size with it [MQTT-3.4.2-2].
+     */
+    MqttProperties problemInformation(String reason, int bodyBytes) {
+        return isV5() && problemInformation ? reasonWithin(reason, bodyBytes) : MqttProperties.NO_PROPERTIES;
+    }
+
+    private MqttProperties reasonWithin(String reason, int bodyBytes) {
+        if (reason == null) {
+            return MqttProperties.NO_PROPERTIES;
+        }
+        long properties = 3 + OutboundProperties.utf8Length(reason);
+        long remaining = bodyBytes + OutboundProperties.varIntSize(properties) + properties;
+        return 1 + OutboundProperties.varIntSize(remaining) + remaining <= clientMaxPacketSize ? Packets.reasonString(reason)
+                : MqttProperties.NO_PROPERTIES;
     }
 
     /** Sends DISCONNECT with a reason code (v5 only) and closes; v3 has no server DISCONNECT. */
@@ -312,7 +327,8 @@ public final class Connection implements DeliverySink {
         boolean sendPacket = isV5() && state == State.CONNECTED;
         state = State.CLOSING;
         if (sendPacket) {
-            MqttProperties props = reason == null ? MqttProperties.NO_PROPERTIES : Packets.reasonString(reason);
+            // After the reason code; left out if the client's Maximum Packet Size has no room for it [MQTT-3.14.2-3].
+            MqttProperties props = reasonWithin(reason, 1);
             channel.writeAndFlush(Packets.disconnect(reasonCode, props)).addListener(f -> closeAfterSend());
         } else {
             channel.close();
@@ -442,14 +458,22 @@ public final class Connection implements DeliverySink {
         PublishMessage m = out.message();
         MqttProperties props = isV5() ? OutboundProperties.of(m, out.subscriptionIds(), System.currentTimeMillis())
                 : MqttProperties.NO_PROPERTIES;
-        if (clientMaxPacketSize != Long.MAX_VALUE
-                && OutboundProperties.publishSize(m.topic(), m, out.qos(), props) > clientMaxPacketSize) {
-            // Too large for this client: dropped as if delivered [MQTT-3.1.2-25].
-            broker.metrics().dropped("too-large-for-client");
-            return false;
+        boolean alias = outboundAliases != null;
+        if (clientMaxPacketSize != Long.MAX_VALUE) {
+            // The Topic Alias counts too (3 bytes, the topic name left out once known) [MQTT-3.1.2-24];
+            // the alias is optional, so a message that fits only without one goes without one.
+            String aliased = alias && outboundAliases.knows(m.topic()) ? "" : m.topic();
+            if (!alias || OutboundProperties.publishSize(aliased, m, out.qos(), props, TOPIC_ALIAS_BYTES) > clientMaxPacketSize) {
+                alias = false;
+                if (OutboundProperties.publishSize(m.topic(), m, out.qos(), props) > clientMaxPacketSize) {
+                    // Too large for this client: dropped as if delivered [MQTT-3.1.2-25].
+                    broker.metrics().dropped("too-large-for-client");
+                    return false;
+                }
+            }
         }
         String topic = m.topic();
-        if (outboundAliases != null) {
+        if (alias) {
             if (props == MqttProperties.NO_PROPERTIES) {
                 props = new MqttProperties();
             }

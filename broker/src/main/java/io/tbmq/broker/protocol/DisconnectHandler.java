@@ -6,12 +6,13 @@ import io.netty.handler.codec.mqtt.MqttReasonCodeAndPropertiesVariableHeader;
 import io.tbmq.broker.session.Session;
 
 /**
- * DISCONNECT from the client (§3.14): a normal one discards the Will [MQTT-3.14.4-3], 0x04 keeps
- * it; a v5 client may change its Session Expiry Interval here, except from zero to non-zero,
+ * DISCONNECT from the client (§3.14): a normal one (0x00, and every v3 DISCONNECT) discards the Will
+ * [MQTT-3.14.4-3]; any other reason code keeps it, since the Will is deleted only on 0x00 [MQTT-3.1.2-8]
+ * (0x04 asks for it, an error code such as 0x80 means the client did not end normally); a v5 client may change its Session Expiry Interval here, except from zero to non-zero,
  * which is a protocol error (§3.14.2.2.2). The server then closes the connection.
  */
 final class DisconnectHandler {
-    static final int DISCONNECT_WITH_WILL = 0x04;
+    static final int NORMAL = 0x00;
 
     void handle(Connection c, MqttMessage message) {
         int reasonCode = 0;
@@ -27,7 +28,7 @@ final class DisconnectHandler {
                 session.expiryIntervalSeconds(Math.min(expiry, c.broker().mqtt().maxSessionExpiryInterval()));
             }
         }
-        if (reasonCode != DISCONNECT_WITH_WILL) {
+        if (reasonCode == NORMAL) {
             c.disarmWill();
         }
         c.close();

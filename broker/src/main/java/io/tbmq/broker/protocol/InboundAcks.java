@@ -46,7 +46,8 @@ final class InboundAcks {
         while (!slots.isEmpty() && slots.peek().done) {
             Slot head = slots.poll();
             MqttMessageType type = head.qos == 1 ? MqttMessageType.PUBACK : MqttMessageType.PUBREC;
-            MqttProperties props = connection.problemInformation(head.reason);
+            // Packet id and reason code before the properties.
+            MqttProperties props = connection.problemInformation(head.reason, 3);
             connection.write(Packets.ack(type, head.packetId, connection.isV5() ? head.reasonCode : 0, props));
             connection.inboundAcked(head.qos, head.reasonCode, head.packetId);
             wrote = true;

@@ -51,8 +51,13 @@ final class OutboundProperties {
 
     /** Bytes the PUBLISH will take on the wire, fixed header included. */
     static long publishSize(String topic, PublishMessage m, int qos, MqttProperties props) {
+        return publishSize(topic, m, qos, props, 0);
+    }
+
+    /** The same, with {@code extraProperties} bytes of properties not in {@code props} yet (a Topic Alias: 3). */
+    static long publishSize(String topic, PublishMessage m, int qos, MqttProperties props, int extraProperties) {
         long remaining = 2 + utf8Length(topic) + (qos > 0 ? 2 : 0) + m.payload().length;
-        long propsLength = props == MqttProperties.NO_PROPERTIES ? 0 : propertiesLength(m, props);
+        long propsLength = (props == MqttProperties.NO_PROPERTIES ? 0 : propertiesLength(m, props)) + extraProperties;
         remaining += varIntSize(propsLength) + propsLength;
         return 1 + varIntSize(remaining) + remaining;
     }
@@ -85,11 +90,11 @@ final class OutboundProperties {
         return s == null ? 0 : 3 + utf8Length(s);
     }
 
-    private static int utf8Length(String s) {
+    static int utf8Length(String s) {
         return s.getBytes(StandardCharsets.UTF_8).length;
     }
 
-    private static int varIntSize(long value) {
+    static int varIntSize(long value) {
         return value < 128 ? 1 : value < 16_384 ? 2 : value < 2_097_152 ? 3 : 4;
     }
 }

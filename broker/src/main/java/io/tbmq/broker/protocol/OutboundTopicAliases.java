@@ -21,6 +21,11 @@ final class OutboundTopicAliases {
         this.byAlias = new String[maximum];
     }
 
+    /** Whether {@code topic} has an alias already, so that {@link #apply} sends it without the topic name. */
+    boolean knows(String topic) {
+        return byTopic.containsKey(topic);
+    }
+
     /** Adds the Topic Alias property and returns the topic name to put in the packet ("" if aliased). */
     String apply(String topic, MqttProperties props) {
         Integer alias = byTopic.get(topic);

@@ -79,6 +79,15 @@ class DisconnectHandlerTest {
     }
 
     @Test
+    void disconnectWithAnErrorCodePublishesTheWillSinceOnlyANormalOneDeletesIt() {
+        // [MQTT-3.1.2-8]: deleted only on DISCONNECT 0x00; 0x80 is a client ending abnormally.
+        try (WireClient watcher = willWatcher(); WireClient c = withWill("failing", 0, 0)) {
+            c.disconnect(0x80);
+            assertThat(text(watcher.expect(MqttMessageType.PUBLISH))).isEqualTo("bye failing");
+        }
+    }
+
+    @Test
     void networkLossPublishesTheWill() {
         try (WireClient watcher = willWatcher(); WireClient c = withWill("crashed", 0, 0)) {
             c.drop();

@@ -110,6 +110,28 @@ class PublishHandlerTest {
     }
 
     @Test
+    void aReasonStringIsLeftOutWhereItWouldPassTheClientsMaximumPacketSize() {
+        // [MQTT-3.4.2-2]: the refusal's reason names the topic, which would make this PUBACK about 110 bytes.
+        try (WireClient small = broker.client(MqttVersion.MQTT_5); WireClient large = broker.client(MqttVersion.MQTT_5)) {
+            MqttProperties limit = new MqttProperties();
+            limit.add(new MqttProperties.IntegerProperty(MqttPropertyType.MAXIMUM_PACKET_SIZE.value(), 48));
+            small.connect("b-small", true, "bob", "secret", limit);
+            String topic = "alice/" + "x".repeat(60);
+            small.rawBytes();
+            small.publish(topic, 1, "no", 1);
+            byte[] ack = small.rawBytes();
+            assertThat(ack.length).as("PUBACK 0x87 without its reason").isLessThanOrEqualTo(48);
+            assertThat(ack[0] & 0xF0).isEqualTo(0x40);
+            assertThat(ack[4] & 0xFF).isEqualTo(0x87);
+
+            large.connect("b-large", true, "bob", "secret", MqttProperties.NO_PROPERTIES);
+            large.publish(topic, 1, "no", 1);
+            var header = (io.netty.handler.codec.mqtt.MqttPubReplyMessageVariableHeader) large.expect(MqttMessageType.PUBACK).variableHeader();
+            assertThat((String) header.properties().getProperty(MqttPropertyType.REASON_STRING.value()).value()).contains(topic);
+        }
+    }
+
+    @Test
     void clientIdTemplateGrantsOnlyTheClientsOwnTopic() {
         try (WireClient c = broker.client(MqttVersion.MQTT_5)) {
             c.connect("dev7", true, "bob", "secret", MqttProperties.NO_PROPERTIES);
@@ -160,6 +182,26 @@ class PublishHandlerTest {
             assertThat(got).hasSize(2);
             assertThat(((MqttPublishMessage) got.get(1)).variableHeader().topicName()).isEqualTo("alias/long/topic");
             assertThat(text((MqttPublishMessage) got.get(1))).isEqualTo("second");
+        }
+    }
+
+    @Test
+    void theTopicAliasCountsTowardsTheClientsMaximumPacketSizeAndIsLeftOutWhenOnlyThatFits() {
+        // [MQTT-3.1.2-24]: "t" with 94 bytes of payload is exactly 100 bytes on the wire, 103 with a Topic Alias.
+        try (WireClient pub = connected("p", MqttVersion.MQTT_5); WireClient sub = broker.client(MqttVersion.MQTT_5)) {
+            MqttProperties limits = new MqttProperties();
+            limits.add(new MqttProperties.IntegerProperty(MqttPropertyType.MAXIMUM_PACKET_SIZE.value(), 100));
+            limits.add(new MqttProperties.IntegerProperty(MqttPropertyType.TOPIC_ALIAS_MAXIMUM.value(), 1));
+            sub.connect("s", true, "alice", TestBroker.PASSWORD, limits);
+            sub.subscribe(1, "t", 0);
+            sub.expect(MqttMessageType.SUBACK);
+            sub.rawBytes();
+            pub.publish("t", 0, "x".repeat(94), 0);
+            assertThat(sub.rawBytes()).as("the PUBLISH, without an alias").hasSize(100);
+            pub.publish("t", 0, "small", 0);
+            MqttPublishMessage small = sub.expect(MqttMessageType.PUBLISH);
+            assertThat(small.variableHeader().properties().getProperty(MqttPropertyType.TOPIC_ALIAS.value()))
+                    .as("an alias where it fits").isNotNull();
         }
     }
 
