@@ -9,6 +9,8 @@ import io.fabric8.kubernetes.api.model.ResourceRequirements;
 @ValidationRule(value = "!has(self.mode) || self.mode != 'EXTERNAL' || (has(self.bootstrapServers) && self.bootstrapServers != '')",
         message = "kafka.bootstrapServers is required when kafka.mode is EXTERNAL")
 public class KafkaSpec {
+    /** The volume size of every Kafka broker without a storage.size. */
+    public static final String DEFAULT_STORAGE_SIZE = "20Gi";
 
     @JsonPropertyDescription("MANAGED: the operator creates Strimzi Kafka and KafkaNodePool resources. EXTERNAL: use bootstrapServers.")
     private Mode mode = Mode.MANAGED;
@@ -23,7 +25,7 @@ public class KafkaSpec {
     @JsonPropertyDescription("Kafka version for Strimzi (empty: the Strimzi operator's default).")
     private String version;
 
-    private StorageSpec storage = new StorageSpec("20Gi");
+    private StorageSpec storage = new StorageSpec(DEFAULT_STORAGE_SIZE);
 
     @JsonPropertyDescription("CPU and memory of each Kafka broker; unset, Table 3's 2 vCPU / 4 GiB from 200k msg/s, less below.")
     private ResourceRequirements resources;

@@ -7,12 +7,15 @@ import io.fabric8.generator.annotation.Min;
 
 /** Values that replace what the sizing model computes; unset means "computed". */
 public class Overrides {
+    /** Redis documents 1000 nodes as a Redis Cluster's upper bound; the operator runs one node per master. */
+    public static final int MAX_REDIS_MASTERS = 1000;
 
     @Min(1)
     @JsonPropertyDescription("Broker nodes (StatefulSet replicas).")
     private Integer brokers;
 
     @Min(3)
+    @Max(MAX_REDIS_MASTERS)
     @JsonPropertyDescription("Redis Cluster masters (at least 3).")
     private Integer redisMasters;
 

@@ -12,6 +12,8 @@ import io.fabric8.kubernetes.api.model.ResourceRequirements;
 @ValidationRule(value = "!has(self.mode) || self.mode != 'EXTERNAL' || (has(self.nodes) && size(self.nodes) > 0)",
         message = "redis.nodes is required when redis.mode is EXTERNAL")
 public class RedisSpec {
+    /** The volume size of every Redis node without a storage.size. */
+    public static final String DEFAULT_STORAGE_SIZE = "8Gi";
 
     @JsonPropertyDescription("MANAGED: the operator runs a Redis Cluster. EXTERNAL: use nodes.")
     private Mode mode = Mode.MANAGED;
@@ -29,7 +31,7 @@ public class RedisSpec {
             + "operator was installed with another).")
     private String image;
 
-    private StorageSpec storage = new StorageSpec("8Gi");
+    private StorageSpec storage = new StorageSpec(DEFAULT_STORAGE_SIZE);
 
     @JsonPropertyDescription("CPU and memory of each Redis node; unset, Table 3's 2 vCPU / 4 GiB from 200k msg/s, less below.")
     private ResourceRequirements resources;

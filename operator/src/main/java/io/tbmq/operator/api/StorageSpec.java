@@ -34,6 +34,14 @@ public class StorageSpec {
         this.deleteClaim = deleteClaim;
     }
 
+    /**
+     * This storage, with {@code defaultSize} when it gives no size: a block that only sets deleteClaim or
+     * the class keeps the size the component gets without a block.
+     */
+    public StorageSpec withDefaultSize(String defaultSize) {
+        return size != null ? this : new StorageSpec(defaultSize, storageClass, deleteClaim);
+    }
+
     public String getSize() {
         return size;
     }

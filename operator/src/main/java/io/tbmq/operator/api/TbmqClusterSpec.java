@@ -3,14 +3,22 @@ package io.tbmq.operator.api;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 
 import io.fabric8.crd.generator.annotation.PrinterColumn;
+import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Required;
 
 /** What the user wants; every computed number can be overridden in {@link #overrides}. */
 public class TbmqClusterSpec {
+    /**
+     * The largest target: its P2P plan has 999 Redis masters (2 per 200k msg/s + 1), within the 1000
+     * nodes Redis documents as a Redis Cluster's upper bound, and every count in the plan stays far
+     * from int overflow.
+     */
+    public static final long MAX_TARGET_THROUGHPUT = 99_800_000;
 
     @Required
     @Min(1)
+    @Max(MAX_TARGET_THROUGHPUT)
     @PrinterColumn(name = "Target")
     @JsonPropertyDescription("Messages per second, in + out, the cluster must sustain (the TBMQ paper's measure). Everything else is sized from it.")
     private long targetThroughput;

@@ -107,7 +107,7 @@ public final class KafkaModel {
 
     private static StorageSpec storage(TbmqCluster owner) {
         StorageSpec storage = owner.getSpec().getKafka().getStorage();
-        return storage == null ? new StorageSpec("20Gi") : storage;
+        return (storage == null ? new StorageSpec() : storage).withDefaultSize(KafkaSpec.DEFAULT_STORAGE_SIZE);
     }
 
     private static KafkaNodePool pool(TbmqCluster owner, Names names, String name, int replicas, ProcessRoles role, StorageSpec storage,

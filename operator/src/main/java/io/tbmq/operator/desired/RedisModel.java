@@ -133,9 +133,10 @@ public final class RedisModel {
         return statefulSet(owner, names, replicas, storage(owner).getSize());
     }
 
+    /** The Redis volumes' storage; every read of its size goes through here, so a block without one gets the default. */
     public static StorageSpec storage(TbmqCluster owner) {
         StorageSpec storage = owner.getSpec().getRedis().getStorage();
-        return storage == null ? new StorageSpec("8Gi") : storage;
+        return (storage == null ? new StorageSpec() : storage).withDefaultSize(RedisSpec.DEFAULT_STORAGE_SIZE);
     }
 
     /** With volumes of {@code volumeSize} (the existing volumes' size when the spec's cannot be applied). */

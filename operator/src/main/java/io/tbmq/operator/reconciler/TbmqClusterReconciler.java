@@ -78,6 +78,12 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
     private static final Logger LOG = Logger.getLogger(TbmqClusterReconciler.class);
     static final Duration WHILE_CHANGING = Duration.ofSeconds(2);
     static final Duration WHEN_READY = Duration.ofSeconds(30);
+    /**
+     * A Secret the spec names that is missing (or lacks its key) is looked for again this often: the
+     * operator watches only the Secrets it labels, so nothing announces the user's. An invalid field
+     * is not: only an edit fixes it, and the edit itself starts a reconcile.
+     */
+    static final Duration WHILE_SECRET_MISSING = Duration.ofSeconds(30);
     /** Redis gossip and cluster state settle within a second or two and nothing else signals it: look sooner. */
     static final Duration WHILE_REDIS_SETTLES = Duration.ofMillis(250);
     static final Set<String> REDIS_SETTLING = Set.of("Joining", "Converging", "Rebalancing", "Rolling");
@@ -112,6 +118,12 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
     private final Settings settings;
     /** Replaceable so the fast tests need no network. */
     java.util.function.Function<io.tbmq.operator.api.TbmqClusterSpec, List<FieldError>> reachability = Reachability::check;
+    /** How a Secret the spec names is read (null when there is none); replaceable so the fast tests need no API server. */
+    SecretReader secrets = (client, namespace, name) -> client.secrets().inNamespace(namespace).withName(name).get();
+
+    interface SecretReader {
+        io.fabric8.kubernetes.api.model.Secret read(KubernetesClient client, String namespace, String name);
+    }
     private static final io.fabric8.kubernetes.client.utils.KubernetesSerialization STATUS_COPIES =
             new io.fabric8.kubernetes.client.utils.KubernetesSerialization();
 
@@ -196,9 +208,11 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
         Instant now = Instant.now();
         List<FieldError> errors = new java.util.ArrayList<>(SpecValidator.validate(resource.getSpec()));
         errors.addAll(SpecValidator.validateName(resource.getMetadata().getName(), resource.getSpec()));
-        if (errors.isEmpty() && client != null) {
+        boolean secretsMissing = false;
+        if (errors.isEmpty()) {
             String ns = resource.getMetadata().getNamespace();
-            errors.addAll(SecretReferences.check(resource.getSpec(), name -> client.secrets().inNamespace(ns).withName(name).get()));
+            errors.addAll(SecretReferences.check(resource.getSpec(), name -> secrets.read(client, ns, name)));
+            secretsMissing = !errors.isEmpty();
         }
         if (!errors.isEmpty()) {
             String message = errors.stream().map(FieldError::toString).collect(Collectors.joining("; "));
@@ -206,10 +220,12 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
                     message);
             // Nothing already running is touched: the last good plan stays in the status.
             Conditions.set(status.getConditions(), Conditions.DEGRADED, true, "InvalidSpec", message, generation, now);
-            Conditions.set(status.getConditions(), Conditions.PROGRESSING, false, "InvalidSpec",
-                    "waiting for a valid spec", generation, now);
+            Conditions.set(status.getConditions(), Conditions.PROGRESSING, false, "InvalidSpec", secretsMissing
+                    ? "waiting for the Secrets the spec names (looked for every " + WHILE_SECRET_MISSING.toSeconds() + " s)"
+                    : "waiting for a valid spec", generation, now);
             status.setObservedGeneration(generation);
-            return UpdateControl.patchStatus(resource);
+            return secretsMissing ? UpdateControl.patchStatus(resource).rescheduleAfter(WHILE_SECRET_MISSING)
+                    : UpdateControl.patchStatus(resource);
         }
         // Images left out of the spec are the operator's (in this in-memory copy only: the spec is never written).
         if (resource.getSpec().getBroker().getImage() == null) {

@@ -42,11 +42,12 @@ public final class SizingModel {
 
     public static Plan plan(TbmqClusterSpec spec) {
         long target = spec.getTargetThroughput();
-        if (target <= 0) {
-            throw new IllegalArgumentException("spec.targetThroughput must be above 0");
+        if (target <= 0 || target > TbmqClusterSpec.MAX_TARGET_THROUGHPUT) {
+            throw new IllegalArgumentException("spec.targetThroughput must be between 1 and "
+                    + TbmqClusterSpec.MAX_TARGET_THROUGHPUT + ", was " + target);
         }
         Workload workload = spec.getWorkload() == null ? Workload.P2P : spec.getWorkload();
-        Overrides o = spec.getOverrides() == null ? new Overrides() : spec.getOverrides();
+        Overrides o = overrides(spec);
         int rows = rows(target);
         long brokerLoad = (long) Math.ceil(target * workload.brokerFactor());
         long redisLoad = (long) Math.ceil(target * workload.redisFactor());
@@ -89,6 +90,24 @@ public final class SizingModel {
     public static long brokerLoad(TbmqClusterSpec spec) {
         Workload workload = spec.getWorkload() == null ? Workload.P2P : spec.getWorkload();
         return (long) Math.ceil(spec.getTargetThroughput() * workload.brokerFactor());
+    }
+
+    /**
+     * The Redis masters {@link #plan} gives {@code spec} (0 for an external Redis), without the rest of
+     * the plan: the validator checks them against a Redis Cluster's limit before anything is sized.
+     */
+    public static Sized redisMasters(TbmqClusterSpec spec) {
+        Workload workload = spec.getWorkload() == null ? Workload.P2P : spec.getWorkload();
+        return redisMasters(spec, overrides(spec), (long) Math.ceil(spec.getTargetThroughput() * workload.redisFactor()));
+    }
+
+    /** The Kafka brokers {@link #plan} gives {@code spec} (0 for an external Kafka): a replication factor must fit them. */
+    public static Sized kafkaBrokers(TbmqClusterSpec spec) {
+        return kafkaBrokers(spec, overrides(spec), rows(spec.getTargetThroughput()));
+    }
+
+    private static Overrides overrides(TbmqClusterSpec spec) {
+        return spec.getOverrides() == null ? new Overrides() : spec.getOverrides();
     }
 
     /** The table row a load needs: rounded up, at least 1. */

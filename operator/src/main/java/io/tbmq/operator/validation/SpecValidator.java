@@ -65,6 +65,7 @@ public final class SpecValidator {
         kafka(spec.getKafka(), errors);
         redis(spec.getRedis(), errors);
         overrides(spec, errors);
+        PlanLimits.check(spec, errors);
         return errors;
     }
 
@@ -187,12 +188,6 @@ public final class SpecValidator {
         atLeast("spec.overrides.replicationFactor", o.getReplicationFactor(), 1, errors);
         if (o.getLettuceBatchSize() != null && o.getLettuceBatchSize() > 10000) {
             errors.add(new FieldError("spec.overrides.lettuceBatchSize", "must be at most 10000"));
-        }
-        boolean managedKafka = spec.getKafka() == null || spec.getKafka().getMode() != Mode.EXTERNAL;
-        if (managedKafka && o.getReplicationFactor() != null && o.getKafkaBrokers() != null
-                && o.getReplicationFactor() > o.getKafkaBrokers()) {
-            errors.add(new FieldError("spec.overrides.replicationFactor",
-                    "cannot exceed spec.overrides.kafkaBrokers (" + o.getKafkaBrokers() + ")"));
         }
     }
 

@@ -9,13 +9,20 @@ import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.strimzi.api.kafka.model.kafka.JbodStorage;
+import io.strimzi.api.kafka.model.kafka.PersistentClaimStorage;
 import io.strimzi.api.kafka.model.topic.KafkaTopic;
+import io.tbmq.operator.api.StorageSpec;
 import io.tbmq.operator.api.TbmqCluster;
+import io.tbmq.operator.api.TbmqClusterSpec;
 import io.tbmq.operator.sizing.Plan;
 import io.tbmq.operator.sizing.SizingModel;
+import io.tbmq.operator.validation.SpecValidator;
 
 /** The objects each sample turns into, checked as a user would read them with kubectl. */
 class DesiredObjectsTest {
@@ -149,6 +156,40 @@ class DesiredObjectsTest {
             assertThat(e.getName()).isEqualTo("TBMQ_REDIS_PASSWORD");
             assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("redis-auth");
         });
+    }
+
+    @Test
+    void aStorageBlockWithoutASizeGetsTheDefaultSize() {
+        TbmqCluster c = Samples.load("tbmq-p2p-200k.yaml", "iot");
+        // As a user writes it: {"redis": {"storage": {"deleteClaim": true}}}, no size.
+        c.getSpec().getRedis().setStorage(Serialization.unmarshal("{\"deleteClaim\": true}", StorageSpec.class));
+        c.getSpec().getKafka().setStorage(Serialization.unmarshal("{\"storageClass\": \"fast\"}", StorageSpec.class));
+        Plan plan = SizingModel.plan(c.getSpec());
+        Names names = new Names(c.getMetadata().getName(), "iot");
+
+        StatefulSet redis = RedisModel.statefulSet(c, names, plan.redisMasters().value());
+        var claim = redis.getSpec().getVolumeClaimTemplates().get(0);
+        assertThat(claim.getSpec().getResources().getRequests().get("storage")).isEqualTo(new Quantity("8Gi"));
+        assertThat(redis.getSpec().getPersistentVolumeClaimRetentionPolicy().getWhenDeleted()).isEqualTo("Delete");
+        var volume = (PersistentClaimStorage) ((JbodStorage) KafkaModel.brokerPool(c, plan, names).getSpec().getStorage())
+                .getVolumes().get(0);
+        assertThat(volume.getSize()).isEqualTo("20Gi");
+        assertThat(volume.getStorageClass()).isEqualTo("fast");
+    }
+
+    @Test
+    void aListenerGivenInPartKeepsTheDefaultsOfWhatIsLeftOut() {
+        TbmqCluster c = Samples.load("tbmq-p2p-200k.yaml", "iot");
+        c.setSpec(Serialization.unmarshal("""
+                {"targetThroughput": 200000, "broker": {"credentialsSecret": "fleet-users",
+                  "listeners": {"mqtt": {"port": 1884}, "ws": {"enabled": true}}}}""", TbmqClusterSpec.class));
+        assertThat(SpecValidator.validate(c.getSpec())).isEmpty();
+        Names names = new Names(c.getMetadata().getName(), "iot");
+        // MQTT stays on, on the port given; WebSocket turns on, on its default port.
+        assertThat(BrokerModel.clientService(c, names).getSpec().getPorts()).extracting(ServicePort::getPort)
+                .containsExactly(1884, 8083);
+        assertThat(env(c, SizingModel.plan(c.getSpec()), 12)).containsEntry("TBMQ_LISTENERS_TCP_ENABLED", "true")
+                .containsEntry("TBMQ_LISTENERS_TCP_PORT", "1884").containsEntry("TBMQ_LISTENERS_TLS_ENABLED", "false");
     }
 
     @Test

@@ -11,6 +11,8 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.tbmq.operator.api.Mode;
 import io.tbmq.operator.api.TbmqClusterSpec;
+import io.tbmq.operator.api.Workload;
+import io.tbmq.operator.sizing.SizingModel;
 
 class SpecValidatorTest {
 
@@ -112,6 +114,58 @@ class SpecValidatorTest {
         spec.getOverrides().setLettuceBatchSize(20_000);
         assertThat(fields(spec)).containsExactlyInAnyOrder("spec.overrides.brokers", "spec.overrides.redisMasters",
                 "spec.overrides.lettuceBatchSize", "spec.overrides.replicationFactor");
+    }
+
+    @Test
+    void aReplicationFactorAboveTheComputedKafkaBrokersIsRefusedNamingThem() {
+        TbmqClusterSpec spec = valid(); // 200k msg/s: 3 Kafka brokers, no override
+        spec.getOverrides().setReplicationFactor(4);
+        assertThat(SpecValidator.validate(spec)).singleElement().satisfies(e -> {
+            assertThat(e.field()).isEqualTo("spec.overrides.replicationFactor");
+            assertThat(e.message()).contains("3 Kafka brokers");
+        });
+        spec.getOverrides().setReplicationFactor(3);
+        assertThat(SpecValidator.validate(spec)).isEmpty();
+        spec.getOverrides().setReplicationFactor(4);
+        spec.getKafka().setMode(Mode.EXTERNAL);
+        spec.getKafka().setBootstrapServers("kafka:9092");
+        assertThat(SpecValidator.validate(spec)).as("an external Kafka's brokers are not the plan's").isEmpty();
+    }
+
+    @Test
+    void aTargetNoRedisClusterCanHoldIsRefusedNamingTheLimitBeforeAnythingIsSized() {
+        TbmqClusterSpec spec = valid();
+        for (long target : new long[] { 2_000_000_000L, Long.MAX_VALUE }) {
+            spec.setTargetThroughput(target);
+            assertThat(SpecValidator.validate(spec)).singleElement().satisfies(e -> {
+                assertThat(e.field()).isEqualTo("spec.targetThroughput");
+                assertThat(e.message()).contains("at most 99800000 msg/s", "1000 Redis masters");
+            });
+        }
+        spec.setTargetThroughput(TbmqClusterSpec.MAX_TARGET_THROUGHPUT);
+        assertThat(SpecValidator.validate(spec)).isEmpty();
+        assertThat(SizingModel.plan(spec).redisMasters().value()).isEqualTo(999);
+
+        // FAN_OUT stores twice P2P's messages: its Redis Cluster is full at half the target.
+        spec.setWorkload(Workload.FAN_OUT);
+        assertThat(SpecValidator.validate(spec)).singleElement().satisfies(e -> {
+            assertThat(e.field()).isEqualTo("spec.targetThroughput");
+            assertThat(e.message()).contains("FAN_OUT", "1997 Redis masters", "at most 49900000 msg/s");
+        });
+        spec.setTargetThroughput(49_900_000);
+        assertThat(SpecValidator.validate(spec)).isEmpty();
+    }
+
+    @Test
+    void moreRedisMastersThanARedisClusterHoldsAreRefused() {
+        TbmqClusterSpec spec = valid();
+        spec.getOverrides().setRedisMasters(1001);
+        assertThat(SpecValidator.validate(spec)).singleElement().satisfies(e -> {
+            assertThat(e.field()).isEqualTo("spec.overrides.redisMasters");
+            assertThat(e.message()).contains("at most 1000");
+        });
+        spec.getOverrides().setRedisMasters(1000);
+        assertThat(SpecValidator.validate(spec)).isEmpty();
     }
 
     @Test
