@@ -24,6 +24,7 @@ import io.tbmq.operator.redis.RedisEndpoints;
 import io.tbmq.operator.redis.RedisNode;
 import io.tbmq.operator.redis.SlotPlanner;
 import io.tbmq.operator.redis.SlotStep;
+import io.tbmq.operator.redis.UnstartedPods;
 import io.tbmq.operator.sizing.Plan;
 
 /**
@@ -83,7 +84,15 @@ public final class RedisProvisioner {
         if (pods.size() < replicas) {
             List<Pod> all = applier.watched().pods(names.namespace(), Labels.selector(owner.getMetadata().getName(), RedisModel.COMPONENT));
             replaceBrokenOutdatedPods(owner, names, applied, all);
-            meetMovedAmongAnsweringPods(owner, names, masters, replicas);
+            List<NodeState> answering = meetMovedAmongAnsweringPods(owner, names, masters, replicas);
+            int keep = UnstartedPods.replicasToKeep(masters, replicas, answering, i -> startedPod(owner, names, i).isPresent());
+            if (keep < replicas) {
+                events.normal(owner, "ScalingRedis", "Redis pods " + replicas + " -> " + keep + ": redis-" + keep
+                        + (keep + 1 < replicas ? " to redis-" + (replicas - 1) : "") + " never started, and the other masters serve"
+                        + " every slot (" + plan.redisMasters().rule() + ")");
+                applier.apply(RedisModel.statefulSet(owner, names, keep, volumeSize));
+                return progressing("ScalingDown", "removing Redis pods that never started", Math.min(pods.size(), masters), masters);
+            }
             String cause = PodDiagnosis.problem(all).map(p -> ": " + p).orElse("");
             return progressing(cause.isEmpty() ? "WaitingForPods" : "PodsNotReady", "Redis pods ready: " + pods.size() + "/" + replicas
                     + cause, Math.min(pods.size(), masters), masters);
@@ -269,11 +278,12 @@ public final class RedisProvisioner {
      * every 5 s; a master met after the 5 s node timeout is flagged failing by the others for twice
      * that (run 61: the pods ready 5 s after they started, met at 7 s, the cluster whole at 24 s).
      * Best effort: a pod that cannot be observed (not started, still loading) is left out, and what
-     * fails here the full pass does once every pod is ready.
+     * fails here the full pass does once every pod is ready. Returns the pods that answered, as they
+     * were before the meet.
      */
-    private void meetMovedAmongAnsweringPods(TbmqCluster owner, Names names, int masters, int replicas) {
+    private List<NodeState> meetMovedAmongAnsweringPods(TbmqCluster owner, Names names, int masters, int replicas) {
+        List<NodeState> states = new ArrayList<>();
         try (RedisClusterAdmin admin = new RedisClusterAdmin(password(owner), GLANCE_TIMEOUT)) {
-            List<NodeState> states = new ArrayList<>();
             for (int i = 0; i < replicas; i++) {
                 Pod pod = startedPod(owner, names, i).orElse(null);
                 if (pod == null) {
@@ -292,6 +302,7 @@ public final class RedisProvisioner {
         } catch (RuntimeException e) {
             LOG.debugf("%s: Redis pods not met before every pod is ready: %s", owner.getMetadata().getName(), e.getMessage());
         }
+        return states;
     }
 
     /** Meets and records it; a meet that does not show is reported, and met again only on a later pass. */
