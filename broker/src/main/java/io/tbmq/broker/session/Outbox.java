@@ -45,6 +45,12 @@ final class Outbox {
     private int nextPacketId = 1;
     /** Highest store score written to the client by this process. */
     private long sentScore;
+    /**
+     * How many messages at the head of the queue a resumed connection gets again: their delivery
+     * started, so their expiry no longer deletes them. Not the DUP flag: a store sets that on
+     * messages it only may have sent.
+     */
+    private int resendsAtHead;
 
     Outbox(String clientId, int maxQueued, Session.DropCounter drops, Settled settled) {
         this.clientId = clientId;
@@ -85,15 +91,15 @@ final class Outbox {
         int window = target.sendWindow();
         while (!queue.isEmpty() && target.isWritable()) {
             OutboundMessage next = queue.peek();
-            if (!next.dup() && next.message().isExpired(now)) {
-                // Not yet started onward delivery: an expired copy is deleted [MQTT-3.3.2-5]. One sent
-                // before (DUP) has started, and is finished.
+            boolean resend = resendsAtHead > 0;
+            if (!resend && next.message().isExpired(now)) {
+                // Not yet started onward delivery: an expired copy is deleted [MQTT-3.3.2-5].
                 queue.poll();
                 drops.dropped(clientId, "expired");
                 continue;
             }
             if (next.qos() == 0) {
-                queue.poll();
+                pollHead(resend);
                 target.writePublish(next, 0, false);
                 wrote = true;
                 continue;
@@ -111,7 +117,7 @@ final class Outbox {
             } else {
                 packetId = allocatePacketId();
             }
-            queue.poll();
+            pollHead(resend);
             if (target.writePublish(next, packetId, next.dup())) {
                 inflight.add(new InflightWindow.Entry(packetId, next));
                 sentScore = Math.max(sentScore, next.score());
@@ -121,6 +127,13 @@ final class Outbox {
             wrote = true;
         }
         return wrote;
+    }
+
+    private void pollHead(boolean resend) {
+        queue.poll();
+        if (resend) {
+            resendsAtHead--;
+        }
     }
 
     private int allocatePacketId() {
@@ -202,6 +215,7 @@ final class Outbox {
         for (int i = again.size() - 1; i >= 0; i--) {
             queue.addFirst(again.get(i));
         }
+        resendsAtHead += again.size();
         return pubrels;
     }
 
@@ -217,11 +231,15 @@ final class Outbox {
         return sentScore;
     }
 
-    /** A reconnect loads the store: what memory holds of stored messages goes (the store is the truth). */
+    /**
+     * A reconnect loads the store: what memory holds of stored messages goes (the store is the truth),
+     * except the PUBRELs owed: should the load fail, the session resumes without it and still owes them.
+     */
     void dropStored() {
         queue.removeIf(OutboundMessage::stored);
+        resendsAtHead = 0;
         for (InflightWindow.Entry e : inflight.snapshot()) {
-            if (e.message == null || e.message.stored()) {
+            if (!e.released && e.message.stored()) {
                 inflight.remove(e.packetId);
             }
         }
@@ -233,6 +251,7 @@ final class Outbox {
      */
     void restore(int[] released, List<OutboundMessage> stored) {
         inflight.clear();
+        resendsAtHead = 0;
         queue.removeIf(OutboundMessage::stored);
         for (int packetId : released) {
             InflightWindow.Entry e = new InflightWindow.Entry(packetId, null);
@@ -249,5 +268,6 @@ final class Outbox {
     void clear() {
         queue.clear();
         inflight.clear();
+        resendsAtHead = 0;
     }
 }

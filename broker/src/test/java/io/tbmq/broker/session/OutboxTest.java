@@ -164,6 +164,28 @@ class OutboxTest {
         assertThat(drops).isEmpty();
     }
 
+    @Test
+    void aMessageTheStoreOnlyMayHaveSentIsStillDeletedAtItsExpiry() {
+        // A store sets DUP on what it may have sent (an APPLICATION backlog read again after a restart).
+        outbox.add(new OutboundMessage(new PublishMessage("t", 1, false, "backlog".getBytes(), MessageProperties.NONE, "p", 0, 1_000), 1,
+                false, new int[0], 0, 10, true));
+        outbox.drainTo(wire, 2_000);
+        assertThat(wire.sent).isEmpty();
+        assertThat(drops).containsExactly("expired");
+    }
+
+    @Test
+    void aReconnectsLoadKeepsThePubrelsOwedShouldItFail() {
+        outbox.add(stored(7, 70, 2));
+        outbox.add(stored(8, 80, 2));
+        outbox.drainTo(wire, 0);
+        outbox.pubRec(7, 0);
+        outbox.dropStored();
+        assertThat(outbox.resendOnResume()).as("PUBREL 7 still owed").containsExactly(7);
+        assertThat(outbox.inFlightCount()).isEqualTo(1);
+        assertThat(outbox.queuedCount()).as("the store sends 8 again once it answers").isZero();
+    }
+
     private static OutboundMessage live(int qos, String payload) {
         return OutboundMessage.of(new PublishMessage("t", qos, false, payload.getBytes(), MessageProperties.NONE, "p", 0, 0), qos, false);
     }
