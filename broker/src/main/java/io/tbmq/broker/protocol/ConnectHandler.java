@@ -54,6 +54,11 @@ final class ConnectHandler {
         c.version(version);
         boolean v5 = version == MqttVersion.MQTT_5;
         MqttProperties props = header.properties();
+        // First: a refusal's CONNACK keeps to the client's Maximum Packet Size too.
+        c.negotiated(!v5 || Props.integer(props, MqttPropertyType.REQUEST_PROBLEM_INFORMATION, 1) == 1,
+                v5 ? Props.integer(props, MqttPropertyType.RECEIVE_MAXIMUM, 65535) : 65535,
+                v5 ? Props.unsigned(props, MqttPropertyType.MAXIMUM_PACKET_SIZE, Long.MAX_VALUE) : Long.MAX_VALUE,
+                v5 ? Props.integer(props, MqttPropertyType.TOPIC_ALIAS_MAXIMUM, 0) : 0);
 
         if (v5 && Props.string(props, MqttPropertyType.AUTHENTICATION_METHOD) != null) {
             // No enhanced authentication method is built in, so every method is unknown [MQTT-4.12.0-1].
@@ -95,10 +100,6 @@ final class ConnectHandler {
             serverKeepAlive = cfg.maxKeepAlive();
             keepAlive = serverKeepAlive;
         }
-        c.negotiated(!v5 || Props.integer(props, MqttPropertyType.REQUEST_PROBLEM_INFORMATION, 1) == 1,
-                v5 ? Props.integer(props, MqttPropertyType.RECEIVE_MAXIMUM, 65535) : 65535,
-                v5 ? Props.unsigned(props, MqttPropertyType.MAXIMUM_PACKET_SIZE, Long.MAX_VALUE) : Long.MAX_VALUE,
-                v5 ? Props.integer(props, MqttPropertyType.TOPIC_ALIAS_MAXIMUM, 0) : 0);
         boolean responseInformation = v5 && Props.integer(props, MqttPropertyType.REQUEST_RESPONSE_INFORMATION, 0) == 1;
 
         c.state = Connection.State.AUTHENTICATING;

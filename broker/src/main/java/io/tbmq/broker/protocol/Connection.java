@@ -399,7 +399,12 @@ public final class Connection implements DeliverySink {
     public void serverShutdown(String serverReference) {
         if (state == State.CONNECTED && serverReference != null && isV5()) {
             state = State.CLOSING;
-            MqttProperties props = Packets.reasonString("server shutting down; reconnect to " + serverReference);
+            // The Server Reference (3 bytes and its own) and the reason code come first.
+            MqttProperties props = reasonWithin("server shutting down; reconnect to " + serverReference,
+                    1 + 3 + OutboundProperties.utf8Length(serverReference));
+            if (props == MqttProperties.NO_PROPERTIES) {
+                props = new MqttProperties();
+            }
             props.add(new MqttProperties.StringProperty(MqttProperties.MqttPropertyType.SERVER_REFERENCE.value(), serverReference));
             channel.writeAndFlush(Packets.disconnect(0x9C, props)).addListener(f -> closeAfterSend());
         } else if (state == State.CONNECTED) {
