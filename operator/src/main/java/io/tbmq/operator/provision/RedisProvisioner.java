@@ -85,13 +85,13 @@ public final class RedisProvisioner {
             List<Pod> all = applier.watched().pods(names.namespace(), Labels.selector(owner.getMetadata().getName(), RedisModel.COMPONENT));
             replaceBrokenOutdatedPods(owner, names, applied, all);
             List<NodeState> answering = meetMovedAmongAnsweringPods(owner, names, masters, replicas);
-            int keep = UnstartedPods.replicasToKeep(masters, replicas, answering, i -> startedPod(owner, names, i).isPresent());
+            int keep = UnstartedPods.replicasToKeep(masters, replicas, answering);
             if (keep < replicas) {
                 events.normal(owner, "ScalingRedis", "Redis pods " + replicas + " -> " + keep + ": redis-" + keep
-                        + (keep + 1 < replicas ? " to redis-" + (replicas - 1) : "") + " never started, and the other masters serve"
+                        + (keep + 1 < replicas ? " to redis-" + (replicas - 1) : "") + " never joined, and the masters kept serve"
                         + " every slot (" + plan.redisMasters().rule() + ")");
                 applier.apply(RedisModel.statefulSet(owner, names, keep, volumeSize));
-                return progressing("ScalingDown", "removing Redis pods that never started", Math.min(pods.size(), masters), masters);
+                return progressing("ScalingDown", "removing Redis pods that never joined", Math.min(pods.size(), masters), masters);
             }
             String cause = PodDiagnosis.problem(all).map(p -> ": " + p).orElse("");
             return progressing(cause.isEmpty() ? "WaitingForPods" : "PodsNotReady", "Redis pods ready: " + pods.size() + "/" + replicas

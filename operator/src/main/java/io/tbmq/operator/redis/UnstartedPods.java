@@ -3,45 +3,39 @@ package io.tbmq.operator.redis;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Set;
-import java.util.function.IntPredicate;
 import java.util.stream.Collectors;
 
 /**
- * A scale-up whose new pods never start (no node has room for them, a volume that is never bound)
- * is undone by editing the spec back: the pods that never started were never met, so they hold no
+ * A scale-up whose new pods never join (no node has room for some of them, a volume that is never
+ * bound, a pod that keeps crashing) is undone by editing the spec back: pods nobody met hold no
  * slots and can go at once, without the drain a master that served slots needs. The proof is the
- * cluster's, not the pods': the answering pods below them serve every slot, with no migration open,
- * and list no node but each other.
+ * cluster's, not the pods': the masters to keep answer, serve every slot between them with no
+ * migration open, and list no node but each other.
  */
 public final class UnstartedPods {
     private UnstartedPods() {
     }
 
     /**
-     * How many of {@code replicas} pods to keep when the spec asks for {@code masters}: the highest
-     * ordinals down to {@code masters} go if none of them started and the pods that answered
-     * ({@code answering}, below them) serve all 16384 slots between them and know no other node;
-     * otherwise all stay.
+     * How many of {@code replicas} pods to keep when the spec asks for {@code masters}: {@code masters}
+     * if the pods below it that answered ({@code answering}) make a whole cluster by themselves, as
+     * above; otherwise all of them, left to the drain.
      */
-    public static int replicasToKeep(int masters, int replicas, List<NodeState> answering, IntPredicate started) {
-        int keep = replicas;
-        while (keep > masters && !started.test(keep - 1)) {
-            keep--;
-        }
-        if (keep == replicas) {
+    public static int replicasToKeep(int masters, int replicas, List<NodeState> answering) {
+        if (masters >= replicas) {
             return replicas;
         }
-        Set<String> ids = answering.stream().map(NodeState::id).collect(Collectors.toSet());
+        List<NodeState> kept = answering.stream().filter(n -> n.ordinal() < masters).toList();
+        Set<String> ids = kept.stream().map(NodeState::id).collect(Collectors.toSet());
         BitSet served = new BitSet(SlotPlanner.SLOTS);
-        for (NodeState node : answering) {
-            if (node.ordinal() >= keep || !node.migrating().isEmpty() || !node.importing().isEmpty()
-                    || !ids.containsAll(node.known()) || !ids.containsAll(node.addresses().keySet())) {
-                // One of them answers after all, keys are on their way between masters, or the cluster
-                // lists a node no answering pod is (one that was met once): not now.
+        for (NodeState node : kept) {
+            if (!node.migrating().isEmpty() || !node.importing().isEmpty() || !ids.containsAll(node.known())
+                    || !ids.containsAll(node.addresses().keySet())) {
+                // Keys on their way between masters, or a node they list (met once, slots or not): the drain's.
                 return replicas;
             }
             served.or(node.slots());
         }
-        return served.cardinality() == SlotPlanner.SLOTS ? keep : replicas;
+        return served.cardinality() == SlotPlanner.SLOTS ? masters : replicas;
     }
 }
