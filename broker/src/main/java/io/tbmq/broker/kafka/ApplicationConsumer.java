@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
@@ -39,13 +38,9 @@ final class ApplicationConsumer implements Runnable {
     private final int maxQueued;
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
     private final ConcurrentLinkedQueue<Long> acks = new ConcurrentLinkedQueue<>();
-    /** Offsets handed to the session and not acknowledged yet: the commit cannot pass the lowest. */
-    private final TreeSet<Long> outstanding = new TreeSet<>();
+    private AcknowledgedOffsets offsets;
     private volatile boolean running = true;
     private volatile KafkaConsumer<byte[], byte[]> consumer;
-    /** What the commit says: the lowest unacknowledged offset, else one past the last handed out (retention gaps skip). */
-    private long nextToCommit = -1;
-    private long readUpTo = -1;
     private long highestSent = -1;
     private long committedSent = -1;
     private long lastCommitted = -1;
@@ -87,18 +82,20 @@ final class ApplicationConsumer implements Runnable {
         try {
             c.assign(List.of(partition));
             OffsetAndMetadata committed = c.committed(java.util.Set.of(partition)).get(partition);
+            long start;
             if (committed != null) {
                 c.seek(partition, committed.offset());
-                nextToCommit = committed.offset();
+                start = committed.offset();
                 String meta = committed.metadata();
                 if (meta != null && meta.startsWith(SENT)) {
                     committedSent = Long.parseLong(meta.substring(SENT.length()));
                 }
             } else {
                 c.seekToBeginning(List.of(partition));
-                nextToCommit = c.position(partition);
+                start = c.position(partition);
             }
-            lastCommitted = nextToCommit;
+            offsets = new AcknowledgedOffsets(start);
+            lastCommitted = start;
             highestSent = Math.max(highestSent, committedSent);
             while (running && session.isConnected()) {
                 boolean full = session.queuedCount() >= maxQueued;
@@ -110,10 +107,7 @@ final class ApplicationConsumer implements Runnable {
                 for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(100))) {
                     OutboundMessage m = StoredMessage.decode(r.value(), 0, r.offset() + 1, r.offset() <= committedSent);
                     highestSent = Math.max(highestSent, r.offset());
-                    if (m.qos() > 0) {
-                        outstanding.add(r.offset());
-                    }
-                    readUpTo = r.offset() + 1;
+                    offsets.read(r.offset(), m.qos() > 0);
                     session.offer(m);
                 }
                 commit(c);
@@ -147,11 +141,14 @@ final class ApplicationConsumer implements Runnable {
     }
 
     private void commit(KafkaConsumer<byte[], byte[]> c) {
+        if (offsets == null) {
+            return; // failed before it knew where to start: nothing read, nothing to commit
+        }
         Long offset;
         while ((offset = acks.poll()) != null) {
-            outstanding.remove(offset);
+            offsets.acknowledged(offset);
         }
-        nextToCommit = outstanding.isEmpty() ? Math.max(nextToCommit, readUpTo) : outstanding.first();
+        long nextToCommit = offsets.commitOffset();
         if (nextToCommit != lastCommitted || highestSent != committedSent) {
             try {
                 c.commitSync(Map.of(partition, new OffsetAndMetadata(nextToCommit, SENT + highestSent)));
