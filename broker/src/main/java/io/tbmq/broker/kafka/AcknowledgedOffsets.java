@@ -30,14 +30,13 @@ final class AcknowledgedOffsets {
         if (awaitsAck && !ackedAhead.remove(offset)) {
             outstanding.add(offset);
         }
-        readUpTo = offset + 1;
+        // Never back: a consumer reset to the earliest offset reads old offsets again.
+        readUpTo = Math.max(readUpTo, offset + 1);
     }
 
     void acknowledged(long offset) {
-        if (offset >= readUpTo) {
+        if (!outstanding.remove(offset) && offset >= readUpTo) {
             ackedAhead.add(offset);
-        } else {
-            outstanding.remove(offset);
         }
     }
 

@@ -17,6 +17,8 @@ public final class ApplicationSessions implements ApplicationStore {
     private final int maxQueued;
     private final Duration idleFetchWait;
     private final ConcurrentHashMap<String, ApplicationConsumer> consumers = new ConcurrentHashMap<>();
+    /** Consumers of clients that went offline, until their last commit is done. */
+    private final ConcurrentHashMap<String, CompletableFuture<Void>> stopping = new ConcurrentHashMap<>();
 
     public ApplicationSessions(KafkaClients clients, ApplicationTopics topics, int maxQueued, Duration idleFetchWait) {
         this.clients = clients;
@@ -35,19 +37,23 @@ public final class ApplicationSessions implements ApplicationStore {
         ApplicationConsumer consumer = new ApplicationConsumer(clients.clientConsumer(topics.group(session.clientId()),
                 "app-" + session.clientId().hashCode(), idleFetchWait), topics.topic(session.clientId()), session, connection, maxQueued);
         ApplicationConsumer previous = consumers.put(session.clientId(), consumer);
-        if (previous != null) {
-            previous.stop();
-        }
+        CompletableFuture<Void> before = previous != null ? previous.stop()
+                : stopping.getOrDefault(session.clientId(), CompletableFuture.completedFuture(null));
         Thread t = new Thread(consumer, "tbmq-app-" + session.clientId());
         t.setDaemon(true);
-        t.start();
+        // The new consumer reads from the commit the previous one makes as it stops: started before it,
+        // it would read older records again, which the session ignores as sent, and their offsets would
+        // hold its commit for good. Acknowledgements meanwhile wait in its queue.
+        before.whenComplete((v, e) -> t.start());
     }
 
     @Override
     public void detach(String clientId, Object connection) {
         ApplicationConsumer c = consumers.get(clientId);
         if (c != null && c.connection() == connection && consumers.remove(clientId, c)) {
-            c.stop();
+            CompletableFuture<Void> stopped = c.stop();
+            stopping.put(clientId, stopped);
+            stopped.whenComplete((v, e) -> stopping.remove(clientId, stopped));
         }
     }
 

@@ -43,6 +43,18 @@ class AcknowledgedOffsetsTest {
     }
 
     @Test
+    void aConsumerResetToTheEarliestOffsetKeepsCountingAcknowledgementsOfWhatItReadBefore() {
+        AcknowledgedOffsets offsets = new AcknowledgedOffsets(10);
+        offsets.read(10, true);
+        offsets.read(11, true);
+        offsets.read(0, true);
+        offsets.acknowledged(11);
+        offsets.acknowledged(10);
+        offsets.acknowledged(0);
+        assertThat(offsets.commitOffset()).isEqualTo(12);
+    }
+
+    @Test
     void recordsRetentionRemovedAreSkipped() {
         AcknowledgedOffsets offsets = new AcknowledgedOffsets(10);
         offsets.read(25, false);
