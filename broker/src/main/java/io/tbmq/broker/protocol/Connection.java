@@ -306,14 +306,15 @@ public final class Connection implements DeliverySink {
      * before its properties, still fits the client's Maximum Packet Size with it [MQTT-3.4.2-2].
      */
     MqttProperties problemInformation(String reason, int bodyBytes) {
-        return isV5() && problemInformation ? reasonWithin(reason, bodyBytes) : MqttProperties.NO_PROPERTIES;
+        return isV5() && problemInformation ? reasonWithin(reason, bodyBytes, 0) : MqttProperties.NO_PROPERTIES;
     }
 
-    private MqttProperties reasonWithin(String reason, int bodyBytes) {
+    /** {@code otherProperties}: bytes of the packet's properties besides the Reason String. */
+    private MqttProperties reasonWithin(String reason, int bodyBytes, int otherProperties) {
         if (reason == null) {
             return MqttProperties.NO_PROPERTIES;
         }
-        long properties = 3 + OutboundProperties.utf8Length(reason);
+        long properties = 3 + OutboundProperties.utf8Length(reason) + otherProperties;
         long remaining = bodyBytes + OutboundProperties.varIntSize(properties) + properties;
         return 1 + OutboundProperties.varIntSize(remaining) + remaining <= clientMaxPacketSize ? Packets.reasonString(reason)
                 : MqttProperties.NO_PROPERTIES;
@@ -328,7 +329,7 @@ public final class Connection implements DeliverySink {
         state = State.CLOSING;
         if (sendPacket) {
             // After the reason code; left out if the client's Maximum Packet Size has no room for it [MQTT-3.14.2-3].
-            MqttProperties props = reasonWithin(reason, 1);
+            MqttProperties props = reasonWithin(reason, 1, 0);
             channel.writeAndFlush(Packets.disconnect(reasonCode, props)).addListener(f -> closeAfterSend());
         } else {
             channel.close();
@@ -399,9 +400,9 @@ public final class Connection implements DeliverySink {
     public void serverShutdown(String serverReference) {
         if (state == State.CONNECTED && serverReference != null && isV5()) {
             state = State.CLOSING;
-            // The Server Reference (3 bytes and its own) and the reason code come first.
-            MqttProperties props = reasonWithin("server shutting down; reconnect to " + serverReference,
-                    1 + 3 + OutboundProperties.utf8Length(serverReference));
+            // After the reason code, beside the Server Reference (its identifier, length and bytes).
+            MqttProperties props = reasonWithin("server shutting down; reconnect to " + serverReference, 1,
+                    3 + OutboundProperties.utf8Length(serverReference));
             if (props == MqttProperties.NO_PROPERTIES) {
                 props = new MqttProperties();
             }

@@ -250,10 +250,17 @@ final class Outbox {
      * {@code stored} are queued in order ahead of the messages only memory has.
      */
     void restore(int[] released, List<OutboundMessage> stored) {
-        inflight.clear();
+        // What only memory has in flight (a retained copy sent on subscribe) stays, to be sent again.
+        for (InflightWindow.Entry e : inflight.snapshot()) {
+            if (e.message == null || e.message.stored()) {
+                inflight.remove(e.packetId);
+            }
+        }
         resendsAtHead = 0;
         queue.removeIf(OutboundMessage::stored);
         for (int packetId : released) {
+            // An id only memory used gives way to the store's: its message is not sent again.
+            inflight.remove(packetId);
             InflightWindow.Entry e = new InflightWindow.Entry(packetId, null);
             e.released = true;
             inflight.add(e);

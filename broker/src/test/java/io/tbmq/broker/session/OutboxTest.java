@@ -186,6 +186,20 @@ class OutboxTest {
         assertThat(outbox.queuedCount()).as("the store sends 8 again once it answers").isZero();
     }
 
+    @Test
+    void aReconnectsLoadKeepsInFlightWhatOnlyMemoryHasSoItIsSentAgain() {
+        // A retained copy sent on subscribe is in no store: the store's content must not wipe it out.
+        outbox.add(live(1, "retained"));
+        outbox.add(stored(5, 50, 2));
+        outbox.drainTo(wire, 0);
+        outbox.dropStored();
+        outbox.restore(new int[] {5}, List.of());
+        assertThat(outbox.resendOnResume()).containsExactly(5);
+        Wire again = new Wire(2);
+        outbox.drainTo(again, 0);
+        assertThat(again.sent).containsExactly("retained#1 DUP");
+    }
+
     private static OutboundMessage live(int qos, String payload) {
         return OutboundMessage.of(new PublishMessage("t", qos, false, payload.getBytes(), MessageProperties.NONE, "p", 0, 0), qos, false);
     }
