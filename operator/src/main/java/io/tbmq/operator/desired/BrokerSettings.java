@@ -126,7 +126,7 @@ public final class BrokerSettings {
         return env;
     }
 
-    public static String envName(String property) {
+    static String envName(String property) {
         return property.replaceAll("[^A-Za-z0-9]", "_").toUpperCase(Locale.ROOT);
     }
 

@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.function.Function;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.tbmq.operator.desired.Labels;
@@ -14,35 +13,22 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.tbmq.operator.api.TbmqCluster;
-import io.tbmq.operator.api.TbmqClusterSpec;
 import io.tbmq.operator.api.TbmqClusterStatus.Endpoint;
 import io.tbmq.operator.desired.BrokerModel;
 import io.tbmq.operator.desired.BrokerSettings;
 import io.tbmq.operator.desired.Names;
 import io.tbmq.operator.desired.TopicPartitions;
 import io.tbmq.operator.sizing.Plan;
-import io.tbmq.operator.validation.FieldError;
 
 /** The brokers: settings ConfigMap, Services, PodDisruptionBudget and the StatefulSet. */
 public final class BrokerProvisioner {
     public static final String CONDITION = "BrokersReady";
-    /** The external addresses the brokers are given, by the field that names them. */
-    private static final Map<String, String> ADDRESSES = Map.of(
-            "spec.kafka.bootstrapServers", BrokerSettings.envName("tbmq.kafka.bootstrap-servers"),
-            "spec.redis.nodes", BrokerSettings.envName("tbmq.redis.nodes"));
     private final Applier applier;
     private final EventRecorder events;
-    private final Function<TbmqClusterSpec, List<FieldError>> reachability;
 
     public BrokerProvisioner(Applier applier, EventRecorder events) {
-        this(applier, events, spec -> List.of());
-    }
-
-    /** {@code reachability}: which external addresses of a spec answer none of their hosts (Reachability#check). */
-    public BrokerProvisioner(Applier applier, EventRecorder events, Function<TbmqClusterSpec, List<FieldError>> reachability) {
         this.applier = applier;
         this.events = events;
-        this.reachability = reachability;
     }
 
     public record Result(ComponentStatus status, int ready, int desired, List<Endpoint> endpoints) {
@@ -61,10 +47,6 @@ public final class BrokerProvisioner {
                     + String.join(", ", liveSettings.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList()));
         }
         ConfigMap oldConfig = applier.current(config);
-        List<FieldError> unreachable = movedOutOfReach(owner, oldConfig, config);
-        if (!unreachable.isEmpty()) {
-            return held(owner, names, plan, unreachable);
-        }
         if (oldConfig != null && oldConfig.getData() != null && !oldConfig.getData().equals(config.getData())) {
             events.normal(owner, "RollingBrokers", "broker settings changed (" + changed(oldConfig.getData(), config.getData())
                     + "); rolling the brokers one at a time");
@@ -89,33 +71,6 @@ public final class BrokerProvisioner {
                     + summary + cause.map(c -> ": " + c).orElse(rolledOut ? "" : ", rolling out new settings"), summary);
         }
         return new Result(status, ready, replicas, endpoints(service, names));
-    }
-
-    /**
-     * An external Kafka or Redis address the running brokers would be moved to and that answers none
-     * of its hosts (a typo): rolling onto it would take each broker down in turn, so they keep the one they run with.
-     */
-    private List<FieldError> movedOutOfReach(TbmqCluster owner, ConfigMap oldConfig, ConfigMap config) {
-        if (oldConfig == null || oldConfig.getData() == null) {
-            return List.of();
-        }
-        List<String> moved = ADDRESSES.entrySet().stream()
-                .filter(a -> !Objects.equals(oldConfig.getData().get(a.getValue()), config.getData().get(a.getValue())))
-                .map(Map.Entry::getKey).toList();
-        if (moved.isEmpty()) {
-            return List.of();
-        }
-        return reachability.apply(owner.getSpec()).stream().filter(e -> moved.contains(e.field())).toList();
-    }
-
-    private Result held(TbmqCluster owner, Names names, Plan plan, List<FieldError> unreachable) {
-        StatefulSet running = applier.current(BrokerModel.statefulSet(owner, names, plan, BrokerModel.config(owner, names, Map.of())));
-        int replicas = running == null || running.getSpec().getReplicas() == null ? 0 : running.getSpec().getReplicas();
-        int ready = readyReplicas(running);
-        String why = unreachable.stream().map(FieldError::toString).collect(java.util.stream.Collectors.joining("; "));
-        ComponentStatus status = new ComponentStatus(CONDITION, false, "AddressUnreachable", why
-                + "; the brokers keep the address they run with until the new one answers", ready + "/" + replicas);
-        return new Result(status, ready, replicas, endpoints(applier.current(BrokerModel.clientService(owner, names)), names));
     }
 
     /** Why brokers are not ready: what Kubernetes says of their pods, else what a running broker's readiness check says. */

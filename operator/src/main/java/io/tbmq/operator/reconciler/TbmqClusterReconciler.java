@@ -275,8 +275,7 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
         String ns = resource.getMetadata().getNamespace();
         new io.tbmq.operator.provision.UsersProvisioner(applier).reconcile(resource, names, watched.users(ns, names.cluster()),
                 watched.userSecrets(ns, names.cluster()), TbmqUserReconciler.credentialsFileNames(client, resource));
-        BrokerProvisioner.Result brokers = new BrokerProvisioner(applier, events, reachability).reconcile(resource, plan, names,
-                topicPartitions);
+        BrokerProvisioner.Result brokers = new BrokerProvisioner(applier, events).reconcile(resource, plan, names, topicPartitions);
         long load = SizingModel.brokerLoad(resource.getSpec());
         ComponentStatus brokerStatus = plan.brokerCapacity() >= load ? brokers.status()
                 : brokers.status().with(new ComponentStatus.Notice(UNDER_PROVISIONED, "CpuRequestTooSmall", plan.brokers().value()

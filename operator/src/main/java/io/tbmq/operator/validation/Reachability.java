@@ -12,8 +12,7 @@ import io.tbmq.operator.api.TbmqClusterSpec;
 /**
  * External Kafka and Redis must answer at the addresses the spec gives, or the brokers will not
  * start. Checked from the operator's pod with a TCP connect: if none of the listed addresses
- * answers, the field is named in a Degraded condition, and running brokers are not moved to it
- * (BrokerProvisioner keeps the address they run with).
+ * answers, the field is named in a Degraded condition (what already runs is left alone).
  */
 public final class Reachability {
     static final int CONNECT_TIMEOUT_MILLIS = 2000;

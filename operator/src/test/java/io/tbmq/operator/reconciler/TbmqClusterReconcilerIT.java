@@ -2,9 +2,6 @@ package io.tbmq.operator.reconciler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.List;
-import java.util.Map;
-
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -19,7 +16,6 @@ import io.strimzi.api.kafka.model.nodepool.KafkaNodePool;
 import io.strimzi.api.kafka.model.topic.KafkaTopic;
 import io.tbmq.operator.api.TbmqCluster;
 import io.tbmq.operator.desired.Samples;
-import io.tbmq.operator.provision.BrokerProvisioner;
 import io.tbmq.operator.redis.RedisEndpoints;
 
 /**
@@ -277,35 +273,6 @@ class TbmqClusterReconcilerIT {
         assertThat(degraded.getMessage()).contains("spec.kafka.bootstrapServers", "spec.redis.nodes");
         assertThat(client.apps().statefulSets().inNamespace(NS).withName("external-broker").get())
                 .as("the brokers are still applied: they retry until the addresses answer").isNotNull();
-    }
-
-    @Test
-    void anEditToAnExternalKafkaAddressThatAnswersNothingLeavesTheRunningBrokersAlone() {
-        // A typo in the address would roll the brokers onto a Kafka that is not there, one after another.
-        reconciler.reachability = spec -> spec.getKafka().getBootstrapServers().contains("typo")
-                ? List.of(new io.tbmq.operator.validation.FieldError("spec.kafka.bootstrapServers",
-                        "none of [kafka-typo:9092] accepts connections from the operator"))
-                : List.of();
-        TbmqCluster c = create("tbmq-external.yaml");
-        reconciler.reconcile(c, client);
-        var config = client.configMaps().inNamespace(NS).withName("external-broker-config");
-        var brokers = client.apps().statefulSets().inNamespace(NS).withName("external-broker");
-        Map<String, String> settings = config.get().getData();
-        String template = brokers.get().getSpec().getTemplate().toString();
-
-        c.getMetadata().setGeneration(2L);
-        c.getSpec().getKafka().setBootstrapServers("kafka-typo:9092");
-        reconciler.reconcile(c, client);
-        assertThat(config.get().getData()).as("the settings the brokers run with").isEqualTo(settings);
-        assertThat(brokers.get().getSpec().getTemplate().toString()).as("no roll").isEqualTo(template);
-        assertThat(condition(c, Conditions.DEGRADED).getReason()).isEqualTo("Unreachable");
-        assertThat(condition(c, Conditions.DEGRADED).getMessage()).contains("spec.kafka.bootstrapServers", "kafka-typo:9092");
-        assertThat(condition(c, BrokerProvisioner.CONDITION).getMessage()).contains("keep the address they run with");
-
-        c.getMetadata().setGeneration(3L);
-        c.getSpec().getKafka().setBootstrapServers("kafka-2.kafka.data.svc:9092");
-        reconciler.reconcile(c, client);
-        assertThat(config.get().getData()).as("an address that answers is applied").containsValue("kafka-2.kafka.data.svc:9092");
     }
 
     @Test
