@@ -182,6 +182,23 @@ class RealClusterFaultsE2E {
             awaitReady(get().getMetadata().getGeneration());
             sleep(5);
         });
+        // The dev sample names no Redis password: the operator generated one. A Secret named now changes it
+        // under traffic: both accepted while the broker restarts with the new one, then only the new one.
+        String generated = redisPassword();
+        String chosen = "e2e-" + java.util.UUID.randomUUID();
+        step("Redis password changed by naming a Secret", () -> {
+            client.resource(new io.fabric8.kubernetes.api.model.SecretBuilder().withNewMetadata().withName(NAME + "-redis-auth")
+                    .withNamespace(NS).endMetadata().addToStringData("password", chosen).build()).create();
+            TbmqCluster c = edit(x -> x.getSpec().getRedis().setPasswordSecret(NAME + "-redis-auth"));
+            await("the old Redis password refused", () -> chosen.equals(redisPassword()) && !client.secrets().inNamespace(NS)
+                    .withName(NAME + "-redis-password").get().getData().containsKey("previous"), READY);
+            awaitReady(c.getMetadata().getGeneration());
+            sleep(5);
+        });
+        String redisIp = pod(NAME + "-redis-0").getStatus().getPodIP();
+        assertThat(redisAuth(redisIp, generated)).as("the generated password, after the change").startsWith("-WRONGPASS");
+        assertThat(redisAuth(redisIp, chosen)).as("the chosen one").isEqualTo("+OK");
+
         step("the operator pod deleted in the middle of a scale", () -> {
             TbmqCluster c = edit(x -> {
                 x.getSpec().setTargetThroughput(800_000);
@@ -310,6 +327,25 @@ class RealClusterFaultsE2E {
         return client.v1().events().inNamespace(NS).list().getItems().stream()
                 .filter(e -> "RedisNodesJoined".equals(e.getReason()) || "RedisMeetNotTaken".equals(e.getReason()))
                 .mapToInt(e -> e.getCount() == null ? 1 : e.getCount()).sum();
+    }
+
+    /** The Redis password in force: the operator's copy of it. */
+    private static String redisPassword() {
+        var copy = client.secrets().inNamespace(NS).withName(NAME + "-redis-password").get();
+        return new String(java.util.Base64.getDecoder().decode(copy.getData().get("password")), java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** Redis's first reply line to AUTH {@code password} on {@code ip}:6379. */
+    private static String redisAuth(String ip, String password) throws java.io.IOException {
+        try (java.net.Socket socket = new java.net.Socket()) {
+            socket.connect(new java.net.InetSocketAddress(ip, 6379), 5000);
+            socket.setSoTimeout(5000);
+            byte[] pw = password.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            socket.getOutputStream().write(("*2\r\n$4\r\nAUTH\r\n$" + pw.length + "\r\n" + password + "\r\n")
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return new java.io.BufferedReader(new java.io.InputStreamReader(socket.getInputStream(),
+                    java.nio.charset.StandardCharsets.UTF_8)).readLine();
+        }
     }
 
     private static TbmqCluster get() {

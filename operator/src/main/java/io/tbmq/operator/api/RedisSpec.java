@@ -24,7 +24,10 @@ public class RedisSpec {
     @JsonPropertyDescription("External Redis: true for a Redis Cluster, false for a standalone server.")
     private boolean cluster = true;
 
-    @JsonPropertyDescription("Secret with the key 'password' for Redis AUTH.")
+    @JsonPropertyDescription("Secret with the key 'password' for Redis AUTH. Managed Redis: unset when the cluster is made, the operator "
+            + "generates a password, and removing it later keeps the one in force; that one is in the Secret NAME-redis-password. An edit of the password (or of this name) is "
+            + "rolled out without a moment in which Redis refuses a broker: both passwords are accepted until every broker "
+            + "has restarted with the new one (condition RedisPasswordChanging), then only the new one.")
     private String passwordSecret;
 
     @JsonPropertyDescription("Redis container image (run as user 999); unset, the operator's default (redis:7.2 unless the "

@@ -43,6 +43,12 @@ import io.tbmq.operator.sizing.Plan;
 public final class BrokerModel {
     public static final String COMPONENT = "broker";
     public static final String CONFIG_HASH = "tbmq.io/config-hash";
+    /**
+     * The version of the Redis password the brokers start with (the generation of the operator's
+     * copy; an external Redis's Secret's resourceVersion): a new password rolls them, and the
+     * operator knows which broker pods still run with the old one.
+     */
+    public static final String REDIS_PASSWORD_VERSION = "tbmq.io/redis-password-version";
     public static final int HTTP_PORT = 8080;
     /** The management port's name: health probes and /q/metrics (the PodMonitor names it). */
     public static final String HTTP_PORT_NAME = "http";
@@ -123,6 +129,20 @@ public final class BrokerModel {
     }
 
     public static StatefulSet statefulSet(TbmqCluster owner, Names names, Plan plan, ConfigMap config) {
+        return statefulSet(owner, names, plan, config, null);
+    }
+
+    /** The Redis password's Secret: the operator's copy for the managed Redis (always one), the user's or none for an external one. */
+    public static String redisPasswordSecret(TbmqCluster owner, Names names) {
+        if (owner.getSpec().getRedis().getMode() != io.tbmq.operator.api.Mode.EXTERNAL) {
+            return names.redisPassword();
+        }
+        String userSecret = owner.getSpec().getRedis().getPasswordSecret();
+        return BrokerSettings.notBlank(userSecret) ? userSecret : null;
+    }
+
+    /** {@code redisPasswordVersion}: the version of {@link #redisPasswordSecret}'s password, null when there is none. */
+    public static StatefulSet statefulSet(TbmqCluster owner, Names names, Plan plan, ConfigMap config, String redisPasswordVersion) {
         BrokerSpec broker = owner.getSpec().getBroker();
         String cluster = owner.getMetadata().getName();
         List<EnvVar> env = new ArrayList<>();
@@ -132,8 +152,8 @@ public final class BrokerModel {
                 : Resources.requests(plan.brokerCpuMillis().value() + "m", plan.brokerMemoryMib().value() + "Mi");
         // -Xmx wins over the image's -XX:MaxRAMPercentage, whatever their order.
         env.add(new EnvVarBuilder().withName("JAVA_TOOL_OPTIONS").withValue(jvmOptions(resources)).build());
-        String redisSecret = owner.getSpec().getRedis().getPasswordSecret();
-        if (BrokerSettings.notBlank(redisSecret)) {
+        String redisSecret = redisPasswordSecret(owner, names);
+        if (redisSecret != null) {
             env.add(new EnvVarBuilder().withName("TBMQ_REDIS_PASSWORD").withNewValueFrom().withNewSecretKeyRef()
                     .withName(redisSecret).withKey("password").endSecretKeyRef().endValueFrom().build());
         }
@@ -169,6 +189,7 @@ public final class BrokerModel {
                         .withNewMetadata()
                             .withLabels(Labels.of(cluster, COMPONENT))
                             .addToAnnotations(CONFIG_HASH, hash(config.getData(), broker))
+                            .addToAnnotations(redisPasswordVersion == null ? Map.of() : Map.of(REDIS_PASSWORD_VERSION, redisPasswordVersion))
                         .endMetadata()
                         .withNewSpec()
                             // The broker drains (DISCONNECT 0x8B to v5 clients) within tbmq.shutdown.grace.

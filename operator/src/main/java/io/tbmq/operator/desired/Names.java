@@ -51,6 +51,15 @@ public record Names(String cluster, String namespace) {
         return redis() + "-" + ordinal;
     }
 
+    /**
+     * The operator's copy of the Redis password the pods and brokers run with: the user's Secret is
+     * what is asked for, this one what is in force, so a change can be rolled out without a moment
+     * in which the brokers and Redis disagree.
+     */
+    public String redisPassword() {
+        return redis() + "-password";
+    }
+
     /** The ClusterIP Service in front of every ready Redis pod: the brokers' first Redis address. */
     public String redisClient() {
         return redis() + "-client";

@@ -10,6 +10,8 @@ import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
@@ -44,6 +46,19 @@ public final class RedisModel {
     /** The uid of the redis user in the official image (and in the one the project builds). */
     public static final long UID = 999;
     static final int MAXMEMORY_PERCENT = 60;
+    /** The key of the password in the Secrets: the user's, and the operator's copy ({@link Names#redisPassword()}). */
+    public static final String PASSWORD_KEY = "password";
+    /** In the operator's copy while a password change rolls out: the password the brokers not restarted yet still use. */
+    public static final String PREVIOUS_PASSWORD_KEY = "previous";
+    /** On the operator's copy: goes up with each new password, and the brokers' pod template carries it. */
+    public static final String PASSWORD_GENERATION = "tbmq.io/password-generation";
+    /**
+     * The readiness probe's user: it may only PING, and needs no password, so the probe keeps working
+     * whichever password the pod started with and the operator changed since.
+     */
+    public static final String PROBE_USER = "tbmq-probe";
+    /** The probe user's ACL rule, as the configuration file's {@code user} line gives it. */
+    public static final String PROBE_USER_RULE = PROBE_USER + " on nopass -@all +ping";
     static final String CONF = """
             port 6379
             cluster-enabled yes
@@ -57,7 +72,8 @@ public final class RedisModel {
             save ""
             dir /data
             protected-mode no
-            """;
+            user %s
+            """.formatted(PROBE_USER_RULE);
 
     private RedisModel() {
     }
@@ -111,6 +127,29 @@ public final class RedisModel {
                 .build();
     }
 
+    /**
+     * The operator's copy of the Redis password ({@link Names#redisPassword()}): what the pods start
+     * with and the brokers connect with. {@code previous}, while not null, is still accepted by every
+     * Redis node, for the brokers that have not restarted with {@code password} yet.
+     */
+    public static Secret passwordSecret(TbmqCluster owner, Names names, String password, String previous, long generation) {
+        Map<String, String> data = new java.util.TreeMap<>();
+        data.put(PASSWORD_KEY, base64(password));
+        if (previous != null) {
+            data.put(PREVIOUS_PASSWORD_KEY, base64(previous));
+        }
+        return new SecretBuilder()
+                .withMetadata(Owners.meta(owner, names.redisPassword(), COMPONENT)
+                        .addToAnnotations(PASSWORD_GENERATION, Long.toString(generation)).build())
+                .withType("Opaque")
+                .withData(data)
+                .build();
+    }
+
+    private static String base64(String value) {
+        return java.util.Base64.getEncoder().encodeToString(value.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
     /** The spec's resources (or the default), always with a memory limit: maxmemory is derived from it. */
     static ResourceRequirements resources(TbmqCluster owner) {
         ResourceRequirements r = KafkaModel.resources(owner.getSpec().getRedis().getResources(), owner.getSpec().getTargetThroughput());
@@ -144,7 +183,6 @@ public final class RedisModel {
         RedisSpec spec = owner.getSpec().getRedis();
         StorageSpec storage = storage(owner);
         String cluster = owner.getMetadata().getName();
-        boolean auth = spec.getPasswordSecret() != null && !spec.getPasswordSecret().isBlank();
         ResourceRequirements resources = resources(owner);
         List<String> args = new java.util.ArrayList<>(List.of("/etc/redis/redis.conf",
                 // Clients are redirected to, and reconnect to, the pod IP: a pod back with a new IP is
@@ -162,12 +200,11 @@ public final class RedisModel {
                         .withFieldPath("metadata.namespace").endFieldRef().endValueFrom().build(),
                 new EnvVarBuilder().withName("POD_IP").withNewValueFrom().withNewFieldRef().withFieldPath("status.podIP")
                         .endFieldRef().endValueFrom().build()));
-        if (auth) {
-            env.add(new EnvVarBuilder().withName("REDIS_PASSWORD").withNewValueFrom().withNewSecretKeyRef()
-                    .withName(spec.getPasswordSecret()).withKey("password").endSecretKeyRef().endValueFrom().build());
-            args.addAll(List.of("--requirepass", "$(REDIS_PASSWORD)", "--masterauth", "$(REDIS_PASSWORD)"));
-        }
-        String ping = "redis-cli " + (auth ? "-a \"$REDIS_PASSWORD\" --no-auth-warning " : "") + "ping | grep -q PONG";
+        // Always a password: the Secret the spec names, else one the operator generated (RedisPasswordRotation).
+        env.add(new EnvVarBuilder().withName("REDIS_PASSWORD").withNewValueFrom().withNewSecretKeyRef()
+                .withName(names.redisPassword()).withKey(PASSWORD_KEY).endSecretKeyRef().endValueFrom().build());
+        args.addAll(List.of("--requirepass", "$(REDIS_PASSWORD)", "--masterauth", "$(REDIS_PASSWORD)"));
+        String ping = "redis-cli --user " + PROBE_USER + " --pass " + PROBE_USER + " --no-auth-warning ping | grep -q PONG";
         return new StatefulSetBuilder()
                 .withMetadata(Owners.meta(owner, names.redis(), COMPONENT).build())
                 .withNewSpec()

@@ -56,7 +56,7 @@ public final class BrokerProvisioner {
         applier.apply(BrokerModel.headless(owner, names));
         Service service = applier.apply(BrokerModel.clientService(owner, names));
         applier.apply(BrokerModel.disruptionBudget(owner, names));
-        StatefulSet desired = BrokerModel.statefulSet(owner, names, plan, config);
+        StatefulSet desired = BrokerModel.statefulSet(owner, names, plan, config, redisPasswordVersion(owner, names));
         StatefulSet after = applier.apply(desired);
         int replicas = plan.brokers().value();
         int ready = readyReplicas(after);
@@ -71,6 +71,20 @@ public final class BrokerProvisioner {
                     + summary + cause.map(c -> ": " + c).orElse(rolledOut ? "" : ", rolling out new settings"), summary);
         }
         return new Result(status, ready, replicas, endpoints(service, names));
+    }
+
+    private String redisPasswordVersion(TbmqCluster owner, Names names) {
+        String name = BrokerModel.redisPasswordSecret(owner, names);
+        if (name == null) {
+            return null;
+        }
+        var secret = applier.client().secrets().inNamespace(names.namespace()).withName(name).get();
+        if (secret == null) {
+            return null;
+        }
+        // The operator's copy: its generation, which only a new password raises. An external Redis's Secret: any edit.
+        return name.equals(names.redisPassword()) ? Long.toString(RedisPasswordRotation.generation(secret))
+                : secret.getMetadata().getResourceVersion();
     }
 
     /** Why brokers are not ready: what Kubernetes says of their pods, else what a running broker's readiness check says. */

@@ -1,16 +1,13 @@
 package io.tbmq.operator.provision;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
 
 import org.jboss.logging.Logger;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.tbmq.operator.api.Mode;
 import io.tbmq.operator.api.TbmqCluster;
@@ -36,6 +33,8 @@ import io.tbmq.operator.sizing.Plan;
 public final class RedisProvisioner {
     public static final String CONDITION = "RedisReady";
     public static final String UNUSED = "UnusedRedis";
+    /** A condition of its own, true while a change of the Redis password rolls out (RedisPasswordRotation). */
+    public static final String PASSWORD_CHANGING = "RedisPasswordChanging";
     /** The StatefulSet controller's label naming the revision a pod was made from. */
     static final String REVISION_LABEL = "controller-revision-hash";
     /**
@@ -53,6 +52,7 @@ public final class RedisProvisioner {
     private final EventRecorder events;
     private final RedisEndpoints endpoints;
     private String volumeSize;
+    private RedisPasswordRotation.Progress passwordProgress = RedisPasswordRotation.Progress.NOTHING;
 
     public RedisProvisioner(Applier applier, EventRecorder events, RedisEndpoints endpoints) {
         this.applier = applier;
@@ -64,6 +64,21 @@ public final class RedisProvisioner {
         if (owner.getSpec().getRedis().getMode() == Mode.EXTERNAL) {
             return unused(owner, names);
         }
+        RedisPasswordRotation rotation = new RedisPasswordRotation(applier, events);
+        // Throws when the password in force cannot be known: the reconcile then changes nothing (the
+        // brokers' template names the password's generation) and its error names what to do.
+        RedisPasswordRotation.Passwords passwords = rotation.read(owner, names);
+        passwordProgress = RedisPasswordRotation.Progress.NOTHING;
+        ComponentStatus status = managed(owner, plan, names, rotation, passwords);
+        if (passwords.changing() && !passwordProgress.finished() && status.notices().stream()
+                .noneMatch(n -> PASSWORD_CHANGING.equals(n.type()))) {
+            status = status.with(RedisPasswordRotation.waiting());
+        }
+        return status;
+    }
+
+    private ComponentStatus managed(TbmqCluster owner, Plan plan, Names names, RedisPasswordRotation rotation,
+            RedisPasswordRotation.Passwords passwords) {
         int masters = plan.redisMasters().value();
         applier.apply(RedisModel.config(owner, names));
         applier.apply(RedisModel.headless(owner, names));
@@ -84,7 +99,7 @@ public final class RedisProvisioner {
         if (pods.size() < replicas) {
             List<Pod> all = applier.watched().pods(names.namespace(), Labels.selector(owner.getMetadata().getName(), RedisModel.COMPONENT));
             replaceBrokenOutdatedPods(owner, names, applied, all);
-            List<NodeState> answering = meetMovedAmongAnsweringPods(owner, names, masters, replicas);
+            List<NodeState> answering = meetMovedAmongAnsweringPods(owner, names, masters, replicas, passwords);
             int keep = UnstartedPods.replicasToKeep(masters, replicas, answering);
             if (keep < replicas) {
                 events.normal(owner, "ScalingRedis", "Redis pods " + replicas + " -> " + keep + ": redis-" + keep
@@ -102,7 +117,7 @@ public final class RedisProvisioner {
             nodes.add(endpoints.resolve(pods.get(i), i));
         }
         long deadline = System.currentTimeMillis() + STEP_BUDGET_MILLIS;
-        try (RedisClusterAdmin admin = new RedisClusterAdmin(password(owner))) {
+        try (RedisClusterAdmin admin = new RedisClusterAdmin(passwords.candidates(), RedisClusterAdmin.TIMEOUT)) {
             SlotStep step;
             while (true) {
                 List<NodeState> states = nodes.stream().map(admin::observe).toList();
@@ -159,6 +174,13 @@ public final class RedisProvisioner {
                             + ": serves its slots while another master is gone (cluster-require-full-coverage no)");
                 }
             }
+            try {
+                passwordProgress = rotation.advance(owner, names, admin, nodes, passwords, outdatedPods(applied, pods));
+            } catch (RuntimeException e) {
+                LOG.warnf("%s/%s: Redis password change: %s", names.namespace(), names.cluster(), e.getMessage());
+                passwordProgress = new RedisPasswordRotation.Progress(RedisPasswordRotation.failed(String.valueOf(e.getMessage())),
+                        true, false);
+            }
         } catch (RuntimeException e) {
             LOG.warnf("%s/%s: Redis Cluster not reachable: %s", names.namespace(), names.cluster(), e.getMessage());
             return progressing("RedisUnreachable", "cannot reach the Redis pods: " + e.getMessage(), 0, masters);
@@ -168,7 +190,9 @@ public final class RedisProvisioner {
             // the pods would look current, and the status would say Ready before a changed spec rolled out.
             return progressing("Rolling", "waiting for the StatefulSet controller to take up the new Redis spec", masters, masters);
         }
-        ComponentStatus rolling = replaceOutdatedPod(owner, names, applied, pods, masters);
+        // A pod replaced while the password changes would start asking for the new one only, which
+        // the brokers not restarted yet do not have.
+        ComponentStatus rolling = passwordProgress.holdPodReplacement() ? null : replaceOutdatedPod(owner, names, applied, pods, masters);
         if (rolling != null) {
             return rolling;
         }
@@ -180,6 +204,9 @@ public final class RedisProvisioner {
         }
         ComponentStatus ready = new ComponentStatus(CONDITION, true, "ClusterReady", masters
                 + " masters, all 16384 slots served and balanced", masters + "/" + masters);
+        if (passwordProgress.notice() != null) {
+            ready = ready.with(passwordProgress.notice());
+        }
         return storage.notice() == null ? ready : ready.with(storage.notice());
     }
 
@@ -206,6 +233,22 @@ public final class RedisProvisioner {
             }
         }
         return null;
+    }
+
+    /**
+     * The pods not made from the StatefulSet's current revision; until its controller has taken up
+     * the spec last applied, that revision is not known, and every pod counts as outdated.
+     */
+    private static List<String> outdatedPods(StatefulSet sts, List<Pod> pods) {
+        String revision = sts == null || sts.getStatus() == null ? null : sts.getStatus().getUpdateRevision();
+        List<String> outdated = new ArrayList<>();
+        for (Pod pod : pods) {
+            String podRevision = pod.getMetadata().getLabels() == null ? null : pod.getMetadata().getLabels().get(REVISION_LABEL);
+            if (revision == null || !controllerCaughtUp(sts) || !revision.equals(podRevision)) {
+                outdated.add(pod.getMetadata().getName());
+            }
+        }
+        return outdated;
     }
 
     /**
@@ -281,9 +324,10 @@ public final class RedisProvisioner {
      * fails here the full pass does once every pod is ready. Returns the pods that answered, as they
      * were before the meet.
      */
-    private List<NodeState> meetMovedAmongAnsweringPods(TbmqCluster owner, Names names, int masters, int replicas) {
+    private List<NodeState> meetMovedAmongAnsweringPods(TbmqCluster owner, Names names, int masters, int replicas,
+            RedisPasswordRotation.Passwords passwords) {
         List<NodeState> states = new ArrayList<>();
-        try (RedisClusterAdmin admin = new RedisClusterAdmin(password(owner), GLANCE_TIMEOUT)) {
+        try (RedisClusterAdmin admin = new RedisClusterAdmin(passwords.candidates(), GLANCE_TIMEOUT)) {
             for (int i = 0; i < replicas; i++) {
                 Pod pod = startedPod(owner, names, i).orElse(null);
                 if (pod == null) {
@@ -358,17 +402,5 @@ public final class RedisProvisioner {
     public static boolean isReady(Pod pod) {
         return pod.getStatus() != null && pod.getStatus().getConditions() != null && pod.getMetadata().getDeletionTimestamp() == null
                 && pod.getStatus().getConditions().stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
-    }
-
-    private String password(TbmqCluster owner) {
-        String name = owner.getSpec().getRedis().getPasswordSecret();
-        if (name == null || name.isBlank()) {
-            return null;
-        }
-        Secret secret = applier.client().secrets().inNamespace(owner.getMetadata().getNamespace()).withName(name).get();
-        if (secret == null || secret.getData() == null || !secret.getData().containsKey("password")) {
-            throw new IllegalStateException("spec.redis.passwordSecret: Secret " + name + " with key 'password' not found");
-        }
-        return new String(Base64.getDecoder().decode(secret.getData().get("password")), StandardCharsets.UTF_8);
     }
 }

@@ -91,7 +91,7 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
 
     /** Conditions a component reports while they hold ({@link ComponentStatus.Notice}), removed when they stop. */
     static final Set<String> NOTICES = Set.of(StrimziReadiness.REBALANCING, KafkaProvisioner.SCALING_REFUSED,
-            KafkaProvisioner.UNUSED, RedisProvisioner.UNUSED, "BrokersUnderProvisioned", io.tbmq.operator.provision.RedisStorage.NOT_EXPANDED);
+            KafkaProvisioner.UNUSED, RedisProvisioner.UNUSED, RedisProvisioner.PASSWORD_CHANGING, "BrokersUnderProvisioned", io.tbmq.operator.provision.RedisStorage.NOT_EXPANDED);
     public static final String UNDER_PROVISIONED = "BrokersUnderProvisioned";
 
     /** The operator's settings the reconcile uses. */

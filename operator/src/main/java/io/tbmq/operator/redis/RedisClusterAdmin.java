@@ -4,16 +4,21 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import io.lettuce.core.AclSetuserArgs;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.MigrateArgs;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
@@ -30,7 +35,7 @@ import io.lettuce.core.resource.DefaultClientResources;
  * keys stay readable throughout: a client asking the source for a moved key is redirected (ASK).
  */
 public final class RedisClusterAdmin implements AutoCloseable {
-    private static final Duration TIMEOUT = Duration.ofSeconds(10);
+    public static final Duration TIMEOUT = Duration.ofSeconds(10);
     private static final int KEYS_PER_MIGRATE = 100;
     /** How long a CLUSTER MEET may take to show (Redis runs the handshake from its 100 ms cron). */
     static final Duration MEET_TAKES = Duration.ofSeconds(3);
@@ -48,19 +53,28 @@ public final class RedisClusterAdmin implements AutoCloseable {
 
     private final RedisClient client = RedisClient.create(RESOURCES);
     private final Map<Integer, StatefulRedisConnection<byte[], byte[]>> connections = new HashMap<>();
-    private final char[] password;
+    /** The password each open connection authenticated with (absent: none). */
+    private final Map<Integer, String> passwordsUsed = new HashMap<>();
+    private final List<String> passwords;
     private final Duration timeout;
 
     public RedisClusterAdmin(String password) {
         this(password, TIMEOUT);
     }
 
+    public RedisClusterAdmin(String password, Duration timeout) {
+        this(Collections.singletonList(password), timeout);
+    }
+
     /**
      * With {@code timeout} bounding each connect and each command: a short one for a glance at pods
      * that may not answer (one on a node that is down keeps its IP for minutes and drops the SYN).
+     * {@code passwords} are tried in turn on each node until one is taken (null or empty: none):
+     * while a password changes, a node restarted meanwhile knows only the new one.
      */
-    public RedisClusterAdmin(String password, Duration timeout) {
-        this.password = password == null || password.isEmpty() ? null : password.toCharArray();
+    public RedisClusterAdmin(List<String> passwords, Duration timeout) {
+        this.passwords = passwords.isEmpty() ? List.of("") : List.copyOf(new LinkedHashSet<>(
+                passwords.stream().map(p -> p == null ? "" : p).toList()));
         this.timeout = timeout;
         client.setOptions(ClientOptions.builder().socketOptions(SocketOptions.builder().connectTimeout(timeout).build()).build());
         client.setDefaultTimeout(timeout);
@@ -188,8 +202,10 @@ public final class RedisClusterAdmin implements AutoCloseable {
             List<byte[]> keys = firstKeys.get(i).toCompletableFuture().join();
             while (!keys.isEmpty()) {
                 MigrateArgs<byte[]> args = MigrateArgs.Builder.<byte[]> keys(keys).replace();
+                String password = passwordsUsed.get(target.node().ordinal());
                 if (password != null) {
-                    args.auth(password);
+                    // AUTH with the user name: the one-argument form is refused by a node that asks for no password.
+                    args.auth2("default", password);
                 }
                 srcSync.migrate(target.node().host(), target.node().port(), 0, TIMEOUT.toMillis(), args);
                 keys = srcSync.clusterGetKeysInSlot(list[i], KEYS_PER_MIGRATE);
@@ -291,13 +307,67 @@ public final class RedisClusterAdmin implements AutoCloseable {
     }
 
     private StatefulRedisConnection<byte[], byte[]> connection(RedisNode node) {
-        return connections.computeIfAbsent(node.ordinal(), o -> {
+        StatefulRedisConnection<byte[], byte[]> open = connections.get(node.ordinal());
+        if (open != null) {
+            return open;
+        }
+        RedisConnectionException refused = null;
+        for (String password : passwords) {
             RedisURI.Builder uri = RedisURI.builder().withHost(node.host()).withPort(node.port()).withTimeout(timeout);
-            if (password != null) {
-                uri.withPassword(password);
+            if (!password.isEmpty()) {
+                uri.withPassword(password.toCharArray());
             }
-            return client.connect(ByteArrayCodec.INSTANCE, uri.build());
-        });
+            try {
+                StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE, uri.build());
+                connections.put(node.ordinal(), connection);
+                if (!password.isEmpty()) {
+                    passwordsUsed.put(node.ordinal(), password);
+                }
+                return connection;
+            } catch (RedisConnectionException e) {
+                if (!refusedAuthentication(e)) {
+                    throw e; // not there at all: another password would not help
+                }
+                refused = e;
+            }
+        }
+        throw refused;
+    }
+
+    /** Redis answered the connection's AUTH (or HELLO) with an error: it is there, and wants another password. */
+    private static boolean refusedAuthentication(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof RedisCommandExecutionException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Makes the node accept each of {@code passwords} as well as the ones it accepts now (Redis 6's
+     * ACL: the default user may have several), and authenticate with the first to its master.
+     */
+    public void acceptPasswords(RedisNode node, String... passwords) {
+        var commands = sync(node);
+        AclSetuserArgs args = AclSetuserArgs.Builder.on();
+        for (String password : passwords) {
+            args.addPassword(password);
+        }
+        commands.aclSetuser("default", args);
+        commands.configSet("masterauth", passwords[0]);
+    }
+
+    /** Makes the node accept any client, with or without a password (as a node started without one does). */
+    public void acceptAnyPassword(RedisNode node) {
+        sync(node).aclSetuser("default", AclSetuserArgs.Builder.on().nopass());
+    }
+
+    /** Makes the node accept {@code password} and no other (none either), in one command. */
+    public void requirePassword(RedisNode node, String password) {
+        var commands = sync(node);
+        commands.aclSetuser("default", AclSetuserArgs.Builder.on().resetpass().addPassword(password));
+        commands.configSet("masterauth", password);
     }
 
     @Override

@@ -127,6 +127,42 @@ class DesiredObjectsTest {
     }
 
     @Test
+    void aManagedRedisAndItsBrokersRunWithTheOperatorsCopyOfThePassword() {
+        TbmqCluster c = Samples.load("tbmq-p2p-200k.yaml", "iot");
+        c.getSpec().getRedis().setPasswordSecret("redis-auth");
+        Plan plan = SizingModel.plan(c.getSpec());
+        Names names = new Names(c.getMetadata().getName(), "iot");
+        Container redis = RedisModel.statefulSet(c, names, 3).getSpec().getTemplate().getSpec().getContainers().get(0);
+        // The user's Secret says what the password should be; the copy what is in force, so a change can roll out in steps.
+        assertThat(redis.getEnv()).filteredOn(e -> e.getName().equals("REDIS_PASSWORD")).singleElement()
+                .satisfies(e -> assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("p2p-200k-redis-password"));
+        assertThat(redis.getArgs()).containsSubsequence("--requirepass", "$(REDIS_PASSWORD)", "--masterauth", "$(REDIS_PASSWORD)");
+        // A pod started with the old password stays ready once the operator has made every node refuse it.
+        String probe = String.join(" ", redis.getReadinessProbe().getExec().getCommand());
+        assertThat(probe).contains("--user tbmq-probe").doesNotContain("REDIS_PASSWORD");
+        assertThat(RedisModel.config(c, names).getData().get("redis.conf")).contains("user tbmq-probe on nopass -@all +ping");
+
+        var config = BrokerModel.config(c, names, BrokerSettings.properties(c, plan, names));
+        var brokers = BrokerModel.statefulSet(c, names, plan, config, "4711");
+        assertThat(brokers.getSpec().getTemplate().getMetadata().getAnnotations())
+                .as("a new password rolls the brokers").containsEntry(BrokerModel.REDIS_PASSWORD_VERSION, "4711");
+        assertThat(brokers.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv())
+                .filteredOn(e -> e.getName().equals("TBMQ_REDIS_PASSWORD")).singleElement()
+                .satisfies(e -> assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("p2p-200k-redis-password"));
+
+        TbmqCluster unnamed = Samples.load("tbmq-p2p-200k.yaml", "iot");
+        assertThat(RedisModel.statefulSet(unnamed, names, 3).getSpec().getTemplate().getSpec().getContainers().get(0).getArgs())
+                .as("a password even when the spec names none: the operator generates one").contains("--requirepass");
+        assertThat(BrokerModel.redisPasswordSecret(unnamed, names)).isEqualTo("p2p-200k-redis-password");
+
+        var copy = RedisModel.passwordSecret(c, names, "new", "old", 2);
+        assertOwned(copy, c);
+        assertThat(copy.getData()).containsOnlyKeys("password", "previous");
+        assertThat(copy.getMetadata().getAnnotations()).containsEntry(RedisModel.PASSWORD_GENERATION, "2");
+        assertThat(RedisModel.passwordSecret(c, names, "new", null, 2).getData()).containsOnlyKeys("password");
+    }
+
+    @Test
     void thePapers1MTestIsTable4sLastRow() {
         TbmqCluster c = Samples.load("tbmq-p2p-1m.yaml", "iot");
         Plan plan = SizingModel.plan(c.getSpec());
@@ -149,7 +185,10 @@ class DesiredObjectsTest {
                 .containsEntry("TBMQ_REDIS_NODES", "redis-0.redis.data.svc:6379,redis-1.redis.data.svc:6379")
                 .containsEntry("TBMQ_KAFKA_PROPERTIES_FILE", "/etc/tbmq/kafka/client.properties");
         var config = BrokerModel.config(c, names, BrokerSettings.properties(c, plan, names));
-        var pod = BrokerModel.statefulSet(c, names, plan, config).getSpec().getTemplate().getSpec();
+        var sts = BrokerModel.statefulSet(c, names, plan, config, "12");
+        var pod = sts.getSpec().getTemplate().getSpec();
+        assertThat(sts.getSpec().getTemplate().getMetadata().getAnnotations()).as("a change of the user's Secret rolls the brokers")
+                .containsEntry(BrokerModel.REDIS_PASSWORD_VERSION, "12");
         assertThat(pod.getVolumes()).filteredOn(v -> v.getSecret() != null).extracting(v -> v.getSecret().getSecretName())
                 .contains("kafka-client", "fleet-users");
         assertThat(pod.getContainers().get(0).getEnv()).anySatisfy(e -> {

@@ -91,6 +91,19 @@ class TbmqClusterReconcilerIT {
         assertThat(condition(c, "KafkaReady").getReason()).isEqualTo("WaitingForStrimzi");
         assertThat(c.getStatus().getKafka()).isEqualTo("0/3");
         assertThat(c.getStatus().getEndpoints()).extracting(e -> e.getAddress()).contains("p2p-200k-broker.iot.svc:1883");
+
+        // No Secret named: Redis still asks for a password, one the operator generated, and the brokers start with it.
+        var copy = client.secrets().inNamespace(NS).withName("p2p-200k-redis-password").get();
+        assertThat(copy.getMetadata().getOwnerReferences()).singleElement()
+                .satisfies(o -> assertThat(o.getUid()).isEqualTo(c.getMetadata().getUid()));
+        String generated = copy.getData().get("password");
+        assertThat(java.util.Base64.getDecoder().decode(generated)).hasSizeGreaterThanOrEqualTo(16);
+        assertThat(brokers.getSpec().getTemplate().getMetadata().getAnnotations())
+                .containsEntry("tbmq.io/redis-password-version", "1");
+        assertThat(copy.getMetadata().getAnnotations()).containsEntry("tbmq.io/password-generation", "1");
+        reconciler.reconcile(c, client);
+        assertThat(client.secrets().inNamespace(NS).withName("p2p-200k-redis-password").get().getData().get("password"))
+                .as("generated once").isEqualTo(generated);
     }
 
     @Test

@@ -30,7 +30,7 @@ class RedisClusterAdminTimeoutTest {
             acceptor.setDaemon(true);
             acceptor.start();
             long start = System.nanoTime();
-            try (RedisClusterAdmin admin = new RedisClusterAdmin(null, Duration.ofMillis(500))) {
+            try (RedisClusterAdmin admin = new RedisClusterAdmin((String) null, Duration.ofMillis(500))) {
                 assertThatThrownBy(() -> admin.observe(new RedisNode(0, "127.0.0.1", silent.getLocalPort())))
                         .isInstanceOf(RuntimeException.class);
             }

@@ -29,16 +29,23 @@ final class RedisServers implements AutoCloseable {
      * with its nodes.conf (its id, and the others at their addresses of then), as a restarted pod does.
      */
     List<RedisNode> start(int firstOrdinal, int count) throws IOException, InterruptedException {
+        return start(firstOrdinal, count, List.of());
+    }
+
+    /** With {@code more} arguments after the usual ones (a password, a user). */
+    List<RedisNode> start(int firstOrdinal, int count, List<String> more) throws IOException, InterruptedException {
         List<RedisNode> nodes = new ArrayList<>();
         for (int i = firstOrdinal; i < firstOrdinal + count; i++) {
             int p = freePort();
             Path data = Files.createDirectories(dir.resolve("redis-" + i));
-            Process server = new ProcessBuilder("redis-server", "--port", Integer.toString(p), "--bind", "127.0.0.1",
+            List<String> args = new ArrayList<>(List.of("redis-server", "--port", Integer.toString(p), "--bind", "127.0.0.1",
                     "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
                     "--cluster-node-timeout", Integer.toString(NODE_TIMEOUT_MILLIS), "--cluster-allow-replica-migration", "no",
                     "--cluster-require-full-coverage", "no",
                     "--dir", data.toString(),
-                    "--save", "", "--appendonly", "no", "--daemonize", "no")
+                    "--save", "", "--appendonly", "no", "--daemonize", "no"));
+            args.addAll(more);
+            Process server = new ProcessBuilder(args)
                     .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(data.resolve("redis.log").toFile())).start();
             servers.add(server);
             nodes.add(new RedisNode(i, "127.0.0.1", p));
