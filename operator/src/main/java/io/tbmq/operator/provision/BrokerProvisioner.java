@@ -79,6 +79,10 @@ public final class BrokerProvisioner {
             return null;
         }
         var secret = applier.client().secrets().inNamespace(names.namespace()).withName(name).get();
+        if (secret == null && name.equals(names.redisPassword())) {
+            // Gone since the Redis step read it: brokers rolled now would start with no Secret to read.
+            throw new IllegalStateException("Secret " + name + ", the Redis password in force, is missing");
+        }
         if (secret == null) {
             return null;
         }

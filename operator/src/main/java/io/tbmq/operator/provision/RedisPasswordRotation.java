@@ -123,7 +123,13 @@ final class RedisPasswordRotation {
         Secret copy = secret(names.namespace(), names.redisPassword());
         if (copy != null) {
             String applied = value(copy, RedisModel.PASSWORD_KEY);
-            return new Passwords(named ? asked : applied, applied, value(copy, RedisModel.PREVIOUS_PASSWORD_KEY), generation(copy));
+            Passwords passwords = new Passwords(named ? asked : applied, applied, value(copy, RedisModel.PREVIOUS_PASSWORD_KEY),
+                    generation(copy));
+            if (!ownedBy(copy, owner)) {
+                // A TbmqCluster made again under the same name before the old one's objects were collected.
+                write(owner, names, applied, passwords.previous(), passwords.generation());
+            }
+            return passwords;
         }
         Optional<StatefulSet> running = applier.watched().statefulSet(names.namespace(), names.redis());
         String password;
@@ -152,13 +158,34 @@ final class RedisPasswordRotation {
                 }
             }
         }
-        applier.client().resource(RedisModel.passwordSecret(owner, names, password, previous, 1)).create();
+        // Recovered from a named Secret: the brokers keep the generation they run with, so they do not roll.
+        long generation = running.isEmpty() ? 1 : brokersGeneration(names);
+        applier.client().resource(RedisModel.passwordSecret(owner, names, password, previous, generation)).create();
         if (!named) {
             events.normal(owner, "RedisPasswordGenerated", "the managed Redis " + (running.isEmpty() ? "asks" : "will ask")
                     + " for a password the operator generated into Secret " + names.redisPassword()
                     + "; name a Secret in spec.redis.passwordSecret to choose it");
         }
-        return new Passwords(named ? asked : password, password, previous, 1);
+        return new Passwords(named ? asked : password, password, previous, generation);
+    }
+
+    /** The generation the brokers' pod template names, or 1. */
+    private long brokersGeneration(Names names) {
+        return applier.watched().statefulSet(names.namespace(), names.brokers())
+                .map(sts -> sts.getSpec().getTemplate().getMetadata().getAnnotations())
+                .map(a -> a.get(BrokerModel.REDIS_PASSWORD_VERSION))
+                .map(v -> {
+                    try {
+                        return Long.parseLong(v);
+                    } catch (NumberFormatException e) {
+                        return 1L;
+                    }
+                }).orElse(1L);
+    }
+
+    private static boolean ownedBy(Secret copy, TbmqCluster owner) {
+        return copy.getMetadata().getOwnerReferences() != null && copy.getMetadata().getOwnerReferences().stream()
+                .anyMatch(r -> Objects.equals(r.getUid(), owner.getMetadata().getUid()));
     }
 
     /**
@@ -180,14 +207,6 @@ final class RedisPasswordRotation {
                         + " with the new one"), true, false);
             }
             case Step.AwaitBrokers await -> {
-                // Again on every pass: a Redis pod restarted meanwhile started with the new password only.
-                nodes.forEach(n -> {
-                    if (NONE.equals(passwords.previous())) {
-                        admin.acceptAnyPassword(n);
-                    } else {
-                        admin.acceptPasswords(n, passwords.applied(), passwords.previous());
-                    }
-                });
                 String old = NONE.equals(passwords.previous()) ? "clients without a password" : "the old password";
                 return new Progress(notice("BrokersRestarting", "every Redis node accepts " + old + " as well as the new one"
                         + " until these brokers have restarted with the new one: " + await.waitingFor() + newer(passwords)), true, false);
@@ -207,6 +226,22 @@ final class RedisPasswordRotation {
             case Step.None none -> {
                 return Progress.NOTHING;
             }
+        }
+    }
+
+    /**
+     * While a change is under way (until the old password is refused), makes {@code node} accept the
+     * old password, or any when the old state was none, as well as the new one: a pod that started
+     * since knows the new one only. Idempotent; done on every pass before anything else reaches the node.
+     */
+    void keepAccepting(RedisClusterAdmin admin, RedisNode node, Passwords passwords) {
+        if (passwords.previous() == null) {
+            return;
+        }
+        if (NONE.equals(passwords.previous())) {
+            admin.acceptAnyPassword(node);
+        } else {
+            admin.acceptPasswords(node, passwords.applied(), passwords.previous());
         }
     }
 

@@ -70,11 +70,10 @@ public final class RedisProvisioner {
         RedisPasswordRotation.Passwords passwords = rotation.read(owner, names);
         passwordProgress = RedisPasswordRotation.Progress.NOTHING;
         ComponentStatus status = managed(owner, plan, names, rotation, passwords);
-        if (passwords.changing() && !passwordProgress.finished() && status.notices().stream()
-                .noneMatch(n -> PASSWORD_CHANGING.equals(n.type()))) {
-            status = status.with(RedisPasswordRotation.waiting());
+        if (passwordProgress.notice() != null) {
+            return status.with(passwordProgress.notice());
         }
-        return status;
+        return passwords.changing() && !passwordProgress.finished() ? status.with(RedisPasswordRotation.waiting()) : status;
     }
 
     private ComponentStatus managed(TbmqCluster owner, Plan plan, Names names, RedisPasswordRotation rotation,
@@ -118,6 +117,8 @@ public final class RedisProvisioner {
         }
         long deadline = System.currentTimeMillis() + STEP_BUDGET_MILLIS;
         try (RedisClusterAdmin admin = new RedisClusterAdmin(passwords.candidates(), RedisClusterAdmin.TIMEOUT)) {
+            // Before any slot moves: a pod that started since the change began knows the new password only.
+            nodes.forEach(n -> rotation.keepAccepting(admin, n, passwords));
             SlotStep step;
             while (true) {
                 List<NodeState> states = nodes.stream().map(admin::observe).toList();
@@ -204,9 +205,6 @@ public final class RedisProvisioner {
         }
         ComponentStatus ready = new ComponentStatus(CONDITION, true, "ClusterReady", masters
                 + " masters, all 16384 slots served and balanced", masters + "/" + masters);
-        if (passwordProgress.notice() != null) {
-            ready = ready.with(passwordProgress.notice());
-        }
         return storage.notice() == null ? ready : ready.with(storage.notice());
     }
 
@@ -244,7 +242,8 @@ public final class RedisProvisioner {
         List<String> outdated = new ArrayList<>();
         for (Pod pod : pods) {
             String podRevision = pod.getMetadata().getLabels() == null ? null : pod.getMetadata().getLabels().get(REVISION_LABEL);
-            if (revision == null || !controllerCaughtUp(sts) || !revision.equals(podRevision)) {
+            // As replaceOutdatedPod sees it (a pod without the label is never replaced), but unknown until the controller caught up.
+            if (revision == null || !controllerCaughtUp(sts) || podRevision != null && !revision.equals(podRevision)) {
                 outdated.add(pod.getMetadata().getName());
             }
         }
@@ -334,7 +333,10 @@ public final class RedisProvisioner {
                     continue;
                 }
                 try {
-                    states.add(admin.observe(endpoints.resolve(pod, i)));
+                    RedisNode node = endpoints.resolve(pod, i);
+                    // A pod back during a password change serves its slots to the brokers not restarted yet too.
+                    new RedisPasswordRotation(applier, events).keepAccepting(admin, node, passwords);
+                    states.add(admin.observe(node));
                 } catch (RuntimeException e) {
                     LOG.debugf("%s: redis-%d not observed before every pod is ready: %s", owner.getMetadata().getName(), i, e.getMessage());
                 }

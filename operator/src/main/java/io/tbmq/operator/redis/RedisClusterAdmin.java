@@ -334,10 +334,14 @@ public final class RedisClusterAdmin implements AutoCloseable {
         throw refused;
     }
 
-    /** Redis answered the connection's AUTH (or HELLO) with an error: it is there, and wants another password. */
+    /**
+     * Redis refused the connection's AUTH (or HELLO): it is there, and wants another password
+     * (WRONGPASS; NOAUTH; or "AUTH ... called without any password configured" from a node with none).
+     */
     private static boolean refusedAuthentication(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof RedisCommandExecutionException) {
+            if (t instanceof RedisCommandExecutionException && t.getMessage() != null
+                    && (t.getMessage().contains("WRONGPASS") || t.getMessage().contains("NOAUTH") || t.getMessage().contains("AUTH"))) {
                 return true;
             }
         }
