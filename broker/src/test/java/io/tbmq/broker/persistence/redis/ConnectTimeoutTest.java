@@ -23,6 +23,7 @@ class ConnectTimeoutTest {
     }
 
     private static TestRedisConfig withConnectTimeout(Duration connect) {
-        return new TestRedisConfig("standalone", "127.0.0.1:6379", 1, Duration.ofSeconds(5), Duration.ofSeconds(5), connect);
+        return new TestRedisConfig("standalone", "127.0.0.1:6379", 1, Duration.ofSeconds(5), Duration.ofSeconds(5), connect,
+                Duration.ofMillis(1));
     }
 }
