@@ -194,9 +194,23 @@ class OperatorE2E {
             assertThat(appendOnly).containsEntry("appendonly", "yes");
         }
         assertThat(eventReasons()).contains("RedisAppendOnly");
-        // A new cluster's pods start with a password the operator generated (these processes, standing in for
-        // them, do not read the pods' arguments: the real-node e2e checks that Redis asks for it).
-        assertThat(eventReasons()).contains("RedisPasswordGenerated").doesNotContain("RedisPasswordChanged");
+        // A new cluster's pods start with a password the operator generated. These processes, standing in for
+        // them, do not read the pods' arguments and start open, as a node left taking any client would be:
+        // the operator's steady-state check closes every way in but the password in force.
+        assertThat(eventReasons()).contains("RedisPasswordGenerated", "RedisPasswordClosed").doesNotContain("RedisPasswordChanged");
+        for (int i = 0; i < 3; i++) {
+            RedisClient open = RedisClient.create(RedisURI.create("127.0.0.1", redis.get(i).port()));
+            try {
+                // Refused in the handshake (HELLO, or PING), or at the first command.
+                assertThatThrownBy(() -> {
+                    try (StatefulRedisConnection<String, String> conn = open.connect()) {
+                        conn.sync().get("k");
+                    }
+                }).as("redis-%d without a password", i).hasStackTraceContaining("NOAUTH");
+            } finally {
+                open.shutdown();
+            }
+        }
     }
 
     @Test

@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
+import org.jboss.logging.Logger;
+
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -31,6 +33,7 @@ import io.tbmq.operator.users.PasswordHash;
  * only.
  */
 final class RedisPasswordRotation {
+    private static final Logger LOG = Logger.getLogger(RedisPasswordRotation.class);
     /** As the previous password: none, as pods made before the managed Redis always had a password ran. */
     static final String NONE = "";
 
@@ -98,6 +101,12 @@ final class RedisPasswordRotation {
         return new Step.None();
     }
 
+    /** How the running Redis pods take a password: refused by one, the only one on all, or else one of several; empty: no pod runs. */
+    @FunctionalInterface
+    interface PasswordCheck {
+        Optional<RedisClusterAdmin.Acceptance> acceptance(String password);
+    }
+
     private final Applier applier;
     private final EventRecorder events;
 
@@ -110,9 +119,11 @@ final class RedisPasswordRotation {
      * Reads both Secrets, and makes the copy when there is none. The managed Redis always has a
      * password: with no Secret named, the one in force stays, or one is generated for a new cluster.
      * Without a copy, what the running pods have is read from their template: an operator version
-     * before the copy gave them the named Secret's password, or none.
+     * before the copy gave them the named Secret's password, or none. A lost copy is made again from
+     * the named Secret once {@code check} finds the pods take its password; when they take others
+     * too, a change was under way, and it is finished.
      */
-    Passwords read(TbmqCluster owner, Names names) {
+    Passwords read(TbmqCluster owner, Names names, PasswordCheck check) {
         String userSecret = owner.getSpec().getRedis().getPasswordSecret();
         boolean named = userSecret != null && !userSecret.isBlank();
         String asked = named ? value(secret(names.namespace(), userSecret), RedisModel.PASSWORD_KEY) : null;
@@ -134,6 +145,7 @@ final class RedisPasswordRotation {
         Optional<StatefulSet> running = applier.watched().statefulSet(names.namespace(), names.redis());
         String password;
         String previous = null;
+        boolean recoveredMidChange = false;
         if (running.isEmpty()) {
             password = named ? asked : PasswordHash.generate();
         } else {
@@ -148,7 +160,14 @@ final class RedisPasswordRotation {
                             + " the Redis pods still have it (kubectl exec " + names.redisPod(0) + " -- printenv REDIS_PASSWORD):"
                             + " put it into a Secret and name that in spec.redis.passwordSecret");
                 }
-                password = asked; // the user says this is the one in force
+                password = asked;
+                Optional<RedisClusterAdmin.Acceptance> acceptance = check.acceptance(asked);
+                if (acceptance.isEmpty()) {
+                    events.warning(owner, "RedisPasswordUnchecked", "no Redis pod runs (none can start without Secret "
+                            + names.redisPassword() + "): the password in Secret " + userSecret + " is taken unchecked");
+                }
+                recoveredMidChange = recoveredMidChange(acceptance, names, userSecret);
+                previous = recoveredMidChange ? asked : null;
             } else {
                 String inForce = value(secret(names.namespace(), referenced), RedisModel.PASSWORD_KEY);
                 password = inForce != null ? inForce : asked;
@@ -158,15 +177,40 @@ final class RedisPasswordRotation {
                 }
             }
         }
-        // Recovered from a named Secret: the brokers keep the generation they run with, so they do not roll.
-        long generation = running.isEmpty() ? 1 : brokersGeneration(names);
+        // Recovered from a named Secret: the brokers keep the generation they run with, so they do not
+        // roll, unless a change was under way.
+        long generation = running.isEmpty() ? 1 : brokersGeneration(names) + (recoveredMidChange ? 1 : 0);
         applier.client().resource(RedisModel.passwordSecret(owner, names, password, previous, generation)).create();
+        if (recoveredMidChange) {
+            events.normal(owner, "RedisPasswordRecovered", "Secret " + names.redisPassword() + " was missing while the Redis nodes"
+                    + " took another password beside the one in Secret " + userSecret + ": the brokers restart with that one, then"
+                    + " every other is refused");
+        }
         if (!named) {
             events.normal(owner, "RedisPasswordGenerated", "the managed Redis " + (running.isEmpty() ? "asks" : "will ask")
                     + " for a password the operator generated into Secret " + names.redisPassword()
                     + "; name a Secret in spec.redis.passwordSecret to choose it");
         }
         return new Passwords(named ? asked : password, password, previous, generation);
+    }
+
+    /**
+     * Whether the copy, lost, is made again from the named Secret's password with a change to finish:
+     * when the nodes take other passwords too, or no pod runs to ask, brokers not restarted yet may hold
+     * another, so they roll onto this one and then every other is refused. Throws when a node refuses it.
+     */
+    static boolean recoveredMidChange(Optional<RedisClusterAdmin.Acceptance> acceptance, Names names, String userSecret) {
+        if (acceptance.isEmpty()) {
+            // No pod runs to ask: the brokers restart with it, as after a change, so none keeps another.
+            return true;
+        }
+        return switch (acceptance.get()) {
+            case REFUSED -> throw new IllegalStateException("Secret " + names.redisPassword() + ", the Redis password in force,"
+                    + " is missing, and the Redis pods refuse the password in Secret " + userSecret + " (spec.redis.passwordSecret):"
+                    + " name a Secret holding the one they run with (kubectl exec " + names.redisPod(0) + " -- printenv REDIS_PASSWORD)");
+            case AMONG_OTHERS -> true;
+            case ONLY -> false;
+        };
     }
 
     /** The generation the brokers' pod template names, or 1. */
@@ -207,7 +251,9 @@ final class RedisPasswordRotation {
                         + " with the new one"), true, false);
             }
             case Step.AwaitBrokers await -> {
-                String old = NONE.equals(passwords.previous()) ? "clients without a password" : "the old password";
+                String old = NONE.equals(passwords.previous()) ? "clients without a password"
+                        : passwords.previous().equals(passwords.applied()) ? "the passwords it took before (a lost copy made again)"
+                        : "the old password";
                 return new Progress(notice("BrokersRestarting", "every Redis node accepts " + old + " as well as the new one"
                         + " until these brokers have restarted with the new one: " + await.waitingFor() + newer(passwords)), true, false);
             }
@@ -224,8 +270,42 @@ final class RedisPasswordRotation {
                 return new Progress(null, false, true);
             }
             case Step.None none -> {
+                closeOthers(owner, names, admin, nodes, passwords);
                 return Progress.NOTHING;
             }
+        }
+    }
+
+    /**
+     * With no change under way, makes every node take the password in force only: another one, or
+     * none, was left by a change whose last step did not complete, or opened by an operator pod that
+     * ran beside this one. Not while a broker of an older generation runs (it may hold the other), nor
+     * when the copy changed since this pass read it (another operator pod began a change). A node that
+     * fails is left for the next pass: nothing here is a step of a change.
+     */
+    private void closeOthers(TbmqCluster owner, Names names, RedisClusterAdmin admin, List<RedisNode> nodes, Passwords passwords) {
+        if (!brokersOfOlderGeneration(owner, names, passwords).isEmpty()) {
+            return;
+        }
+        Secret copy = secret(names.namespace(), names.redisPassword());
+        if (copy == null || !Objects.equals(value(copy, RedisModel.PASSWORD_KEY), passwords.applied())
+                || value(copy, RedisModel.PREVIOUS_PASSWORD_KEY) != null) {
+            return;
+        }
+        List<String> closed = new ArrayList<>();
+        for (RedisNode node : nodes) {
+            try {
+                if (admin.closeAllBut(node, passwords.applied())) {
+                    closed.add("redis-" + node.ordinal());
+                }
+            } catch (RuntimeException e) {
+                LOG.warnf("%s/%s: redis-%d: reading which passwords it takes failed: %s", names.namespace(), names.cluster(),
+                        node.ordinal(), e.getMessage());
+            }
+        }
+        if (!closed.isEmpty()) {
+            events.normal(owner, "RedisPasswordClosed", String.join(", ", closed) + " took another password, or none, beside"
+                    + " the one in force; now that one only");
         }
     }
 

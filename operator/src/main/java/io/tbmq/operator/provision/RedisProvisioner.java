@@ -67,7 +67,7 @@ public final class RedisProvisioner {
         RedisPasswordRotation rotation = new RedisPasswordRotation(applier, events);
         // Throws when the password in force cannot be known: the reconcile then changes nothing (the
         // brokers' template names the password's generation) and its error names what to do.
-        RedisPasswordRotation.Passwords passwords = rotation.read(owner, names);
+        RedisPasswordRotation.Passwords passwords = rotation.read(owner, names, password -> acceptance(owner, names, password));
         passwordProgress = RedisPasswordRotation.Progress.NOTHING;
         ComponentStatus status = managed(owner, plan, names, rotation, passwords);
         if (passwordProgress.notice() != null) {
@@ -118,7 +118,22 @@ public final class RedisProvisioner {
         long deadline = System.currentTimeMillis() + STEP_BUDGET_MILLIS;
         try (RedisClusterAdmin admin = new RedisClusterAdmin(passwords.candidates(), RedisClusterAdmin.TIMEOUT)) {
             // Before any slot moves: a pod that started since the change began knows the new password only.
-            nodes.forEach(n -> rotation.keepAccepting(admin, n, passwords));
+            // Every node, even past one that fails: the others then serve the brokers not restarted yet.
+            RuntimeException failed = null;
+            for (RedisNode node : nodes) {
+                try {
+                    rotation.keepAccepting(admin, node, passwords);
+                } catch (RuntimeException e) {
+                    if (failed == null) {
+                        failed = e;
+                    } else {
+                        failed.addSuppressed(e);
+                    }
+                }
+            }
+            if (failed != null) {
+                throw failed;
+            }
             SlotStep step;
             while (true) {
                 List<NodeState> states = nodes.stream().map(admin::observe).toList();
@@ -365,6 +380,45 @@ public final class RedisProvisioner {
     private static boolean controllerCaughtUp(StatefulSet sts) {
         Long observed = sts.getStatus() == null ? null : sts.getStatus().getObservedGeneration();
         return observed != null && observed >= sts.getMetadata().getGeneration();
+    }
+
+    /**
+     * How the started Redis pods take {@code password}: refused if one refuses it, the only one if
+     * every one takes it alone, else one of several (a started pod that does not answer counts so: it
+     * may take another). Empty when no pod is started: a pod cannot start while the Secret its
+     * password comes from is missing. Throws when pods are started and none answers.
+     */
+    private Optional<RedisClusterAdmin.Acceptance> acceptance(TbmqCluster owner, Names names, String password) {
+        int replicas = applier.watched().statefulSet(names.namespace(), names.redis())
+                .map(s -> s.getSpec().getReplicas() == null ? 0 : s.getSpec().getReplicas()).orElse(0);
+        List<RedisClusterAdmin.Acceptance> answers = new ArrayList<>();
+        int started = 0;
+        try (RedisClusterAdmin admin = new RedisClusterAdmin(password, GLANCE_TIMEOUT)) {
+            for (int i = 0; i < replicas; i++) {
+                Pod pod = startedPod(owner, names, i).orElse(null);
+                if (pod == null) {
+                    continue;
+                }
+                started++;
+                try {
+                    answers.add(admin.acceptance(endpoints.resolve(pod, i)));
+                } catch (RuntimeException e) {
+                    LOG.debugf("%s: redis-%d not asked about the password: %s", owner.getMetadata().getName(), i, e.getMessage());
+                }
+            }
+        }
+        if (started == 0) {
+            return Optional.empty();
+        }
+        if (answers.isEmpty()) {
+            throw new IllegalStateException("Secret " + names.redisPassword() + ", the Redis password in force, is missing, and no"
+                    + " started Redis pod answers to check the one in spec.redis.passwordSecret against; tried again");
+        }
+        if (answers.contains(RedisClusterAdmin.Acceptance.REFUSED)) {
+            return Optional.of(RedisClusterAdmin.Acceptance.REFUSED);
+        }
+        return Optional.of(answers.size() == started && answers.stream().allMatch(a -> a == RedisClusterAdmin.Acceptance.ONLY)
+                ? RedisClusterAdmin.Acceptance.ONLY : RedisClusterAdmin.Acceptance.AMONG_OTHERS);
     }
 
     /** Pods 0..replicas-1 that are Ready, by ordinal; stops at the first one missing. */

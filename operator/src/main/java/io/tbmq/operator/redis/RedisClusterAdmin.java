@@ -1,11 +1,15 @@
 package io.tbmq.operator.redis;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -372,6 +376,83 @@ public final class RedisClusterAdmin implements AutoCloseable {
         var commands = sync(node);
         commands.aclSetuser("default", AclSetuserArgs.Builder.on().resetpass().addPassword(password));
         commands.configSet("masterauth", password);
+    }
+
+    /** How a node takes one password: the only way in, one of several (or beside none), or not at all. */
+    public enum Acceptance {
+        ONLY, AMONG_OTHERS, REFUSED
+    }
+
+    /**
+     * How {@code node} takes this admin's one password (an admin made to check it): whether it takes
+     * anything else too (another password, or none), read from its default user. Throws when the node
+     * does not answer at all.
+     */
+    public Acceptance acceptance(RedisNode node) {
+        if (passwords.size() != 1) {
+            throw new IllegalStateException("an admin made with one password checks it");
+        }
+        DefaultUser user;
+        try {
+            user = defaultUser(node);
+        } catch (RedisConnectionException e) {
+            if (refusedAuthentication(e)) {
+                return Acceptance.REFUSED;
+            }
+            throw e;
+        }
+        return user.acceptsOnly(passwords.get(0)) ? Acceptance.ONLY : Acceptance.AMONG_OTHERS;
+    }
+
+    /**
+     * Makes {@code node} take {@code password} only when it takes another one too, or none (left from
+     * a change interrupted before its last step, or re-opened by an operator that ran beside this
+     * one); returns whether it had to.
+     */
+    public boolean closeAllBut(RedisNode node, String password) {
+        if (defaultUser(node).acceptsOnly(password)) {
+            return false;
+        }
+        requirePassword(node, password);
+        return true;
+    }
+
+    /** The default user's flags and password hashes (ACL GETUSER: SHA-256 in hex, never the passwords). */
+    record DefaultUser(List<String> flags, List<String> passwordHashes) {
+        boolean acceptsOnly(String password) {
+            return !flags.contains("nopass") && passwordHashes.equals(List.of(sha256(password)));
+        }
+    }
+
+    private DefaultUser defaultUser(RedisNode node) {
+        List<Object> reply = sync(node).aclGetuser("default");
+        List<String> flags = List.of();
+        List<String> hashes = List.of();
+        for (int i = 0; i + 1 < reply.size(); i += 2) {
+            String field = text(reply.get(i));
+            if ("flags".equals(field)) {
+                flags = texts(reply.get(i + 1));
+            } else if ("passwords".equals(field)) {
+                hashes = texts(reply.get(i + 1));
+            }
+        }
+        return new DefaultUser(flags, hashes);
+    }
+
+    private static List<String> texts(Object list) {
+        return list instanceof List<?> l ? l.stream().map(RedisClusterAdmin::text).toList() : List.of();
+    }
+
+    private static String text(Object value) {
+        return value instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : String.valueOf(value);
+    }
+
+    static String sha256(String password) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(password.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     @Override

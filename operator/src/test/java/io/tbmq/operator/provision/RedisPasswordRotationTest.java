@@ -1,13 +1,17 @@
 package io.tbmq.operator.provision;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
+import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 
+import io.tbmq.operator.desired.Names;
 import io.tbmq.operator.provision.RedisPasswordRotation.Passwords;
 import io.tbmq.operator.provision.RedisPasswordRotation.Step;
+import io.tbmq.operator.redis.RedisClusterAdmin;
 
 class RedisPasswordRotationTest {
     private static final List<String> NONE_LEFT = List.of();
@@ -60,5 +64,24 @@ class RedisPasswordRotationTest {
     @Test
     void theOperatorTriesThePasswordInForceFirstAndNoneLast() {
         assertThat(new Passwords("newer", "new", "old", 2).candidates()).containsExactly("new", "old", "newer", null);
+    }
+
+    @Test
+    void aCopyLostMidChangeIsMadeAgainWithTheChangeToFinishAndALostCopyNodesRefuseIsNotMadeAtAll() {
+        Names names = new Names("p", "iot");
+        // The nodes take the named password alone: nothing was under way, and the brokers do not roll.
+        assertThat(RedisPasswordRotation.recoveredMidChange(Optional.of(RedisClusterAdmin.Acceptance.ONLY), names, "chosen")).isFalse();
+        // They take another too: brokers not restarted yet may hold it; they roll, then every other is refused.
+        assertThat(RedisPasswordRotation.recoveredMidChange(Optional.of(RedisClusterAdmin.Acceptance.AMONG_OTHERS), names, "chosen"))
+                .isTrue();
+        // No pod runs to ask (none can start without the copy): so too, rather than waiting for pods that cannot start.
+        assertThat(RedisPasswordRotation.recoveredMidChange(Optional.empty(), names, "chosen")).isTrue();
+        Passwords recovered = new Passwords("asked", "asked", "asked", 4);
+        assertThat(recovered.changing()).isTrue();
+        assertThat(RedisPasswordRotation.next(recovered, List.of("p-broker-0"), NONE_LEFT)).isInstanceOf(Step.AwaitBrokers.class);
+        assertThat(RedisPasswordRotation.next(recovered, NONE_LEFT, NONE_LEFT)).isEqualTo(new Step.Refuse());
+        assertThatThrownBy(() -> RedisPasswordRotation.recoveredMidChange(Optional.of(RedisClusterAdmin.Acceptance.REFUSED), names,
+                "chosen"))
+                .hasMessageContaining("refuse the password in Secret chosen").hasMessageContaining("p-redis-password");
     }
 }

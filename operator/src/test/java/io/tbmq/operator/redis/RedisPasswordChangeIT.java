@@ -142,6 +142,40 @@ class RedisPasswordChangeIT {
         assertThat(grown).allSatisfy(n -> assertThat(probe(n)).isEqualTo("PONG"));
     }
 
+    @Test
+    void whatANodeTakesIsReadAndAnythingButThePasswordInForceIsClosed() throws Exception {
+        List<RedisNode> nodes = servers.start(0, 2, asPod("old"));
+        RedisNode left = nodes.get(0);
+        RedisNode anyway = nodes.get(1);
+        try (RedisClusterAdmin admin = new RedisClusterAdmin(List.of("old"), TIMEOUT)) {
+            // As a change interrupted after its first step leaves one node, and an upgrade from no password the other.
+            admin.acceptPasswords(left, "new");
+            admin.acceptAnyPassword(anyway);
+        }
+        try (RedisClusterAdmin check = new RedisClusterAdmin("new", TIMEOUT)) {
+            assertThat(check.acceptance(left)).isEqualTo(RedisClusterAdmin.Acceptance.AMONG_OTHERS);
+        }
+        try (RedisClusterAdmin check = new RedisClusterAdmin("wrong", TIMEOUT)) {
+            assertThat(check.acceptance(left)).isEqualTo(RedisClusterAdmin.Acceptance.REFUSED);
+            assertThat(check.acceptance(anyway)).as("a node that takes any password").isEqualTo(RedisClusterAdmin.Acceptance.AMONG_OTHERS);
+        }
+
+        try (RedisClusterAdmin admin = new RedisClusterAdmin(List.of("new", "old"), TIMEOUT)) {
+            assertThat(admin.closeAllBut(left, "new")).isTrue();
+            assertThat(admin.closeAllBut(anyway, "new")).isTrue();
+            assertThat(admin.closeAllBut(left, "new")).as("nothing left to close").isFalse();
+        }
+        for (RedisNode n : nodes) {
+            try (RedisClusterAdmin check = new RedisClusterAdmin("new", TIMEOUT); RedisClusterAdmin old = new RedisClusterAdmin("old", TIMEOUT)) {
+                assertThat(check.acceptance(n)).isEqualTo(RedisClusterAdmin.Acceptance.ONLY);
+                assertThatThrownBy(() -> old.observe(n)).as("redis-%d refuses the old password", n.ordinal())
+                        .isInstanceOf(RedisConnectionException.class);
+            }
+        }
+        assertThat(RedisServers.command(anyway, "get", "k")).as("a client without a password").contains("NOAUTH");
+        assertThat(nodes).allSatisfy(n -> assertThat(probe(n)).isEqualTo("PONG"));
+    }
+
     /** The arguments and configuration a Redis pod starts with (RedisModel). */
     private static List<String> asPod(String password) {
         List<String> args = new ArrayList<>(List.of("--requirepass", password, "--masterauth", password));
