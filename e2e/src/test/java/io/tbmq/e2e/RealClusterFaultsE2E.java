@@ -281,6 +281,14 @@ class RealClusterFaultsE2E {
         reorderedIn.forEach((phase, n) -> report.put("reordered, " + phase, Integer.toString(n)));
         pairs.stream().flatMap(p -> p.reorderings().stream().map(r -> p.name() + ": " + r)).limit(10)
                 .forEach(r -> report.merge("reordered messages", r, (a, b) -> a + "; " + b));
+        // Where messages came twice: the step they arrived in by QoS, and the first few of the pairs with the most.
+        Map<String, int[]> duplicatesIn = new LinkedHashMap<>();
+        pairs.forEach(p -> p.duplicatesIn().forEach((phase, n) -> duplicatesIn.computeIfAbsent(phase, k -> new int[2])[p.qos() == 2 ? 1 : 0] += n));
+        duplicatesIn.forEach((phase, n) -> report.put("duplicates, " + phase, (n[0] + n[1]) + " (QoS 1: " + n[0] + ", QoS 2: " + n[1] + ")"));
+        pairs.stream().sorted(java.util.Comparator.comparingInt(ContinuousTraffic.PairReport::duplicates).reversed())
+                .filter(p -> p.duplicates() > 0).limit(5)
+                .forEach(p -> report.merge("duplicated messages", p.name() + " (" + p.duplicates() + "): " + String.join("; ", p.duplications()),
+                        (a, b) -> a + " | " + b));
         report.forEach((k, v) -> System.out.printf("e2e real cluster: %s: %s%n", k, v));
         pairs.stream().filter(p -> p.lost() > 0 || p.duplicatesWithoutDup() > 0).limit(10)
                 .forEach(p -> System.out.println("e2e real cluster, pair with a problem: " + p));

@@ -63,12 +63,14 @@ public final class ContinuousTraffic implements AutoCloseable {
      * logs), {@code reconnectsIn} how often the pair's connections were opened again in each phase.
      * {@code reorderedIn} counts, per phase it arrived in, each message that came after one with a
      * higher sequence number (a first arrival, not a redelivery); {@code reorderings} names the
-     * first few: which sequence number after which, and when.
+     * first few: which sequence number after which, and when. {@code duplicatesIn} counts, per phase
+     * it arrived in, each message that had arrived before; {@code duplications} names the first few:
+     * which one, how far behind the newest, the phase it was acknowledged in, and when.
      */
     public record PairReport(String name, int qos, int acked, int lost, int duplicates, int duplicatesWithoutDup, int reordered,
             Map<String, Long> longestPauseMillis, int reconnects, List<String> lostMessages, int skippedBeats,
             Map<String, java.time.Instant> longestPauseFrom, Map<String, Integer> reconnectsIn, Map<String, String> longestPauseDetail,
-            Map<String, Integer> reorderedIn, List<String> reorderings) {
+            Map<String, Integer> reorderedIn, List<String> reorderings, Map<String, Integer> duplicatesIn, List<String> duplications) {
     }
 
     private final Settings settings;
@@ -188,6 +190,8 @@ public final class ContinuousTraffic implements AutoCloseable {
         long highest = -1;
         final Map<String, Integer> reorderedIn = new LinkedHashMap<>();
         final List<String> reorderings = new ArrayList<>();
+        final Map<String, Integer> duplicatesIn = new LinkedHashMap<>();
+        final List<String> duplications = new ArrayList<>();
         long lastArrival;
         long lastArrivalWallMillis;
 
@@ -228,6 +232,14 @@ public final class ContinuousTraffic implements AutoCloseable {
                 if (!dup) {
                     duplicatesWithoutDup++;
                 }
+                String arrivalPhase = phaseAt(now);
+                duplicatesIn.merge(arrivalPhase, 1, Integer::sum);
+                if (duplications.size() < 3) {
+                    duplications.add("seq " + seq + " again, " + (highest - seq) + " behind the newest, at "
+                            + java.time.Instant.ofEpochMilli(lastArrivalWallMillis) + " during '" + arrivalPhase + "' ("
+                            + (ackedIn.containsKey((int) seq) ? "acknowledged during '" + ackedIn.get((int) seq) + "'" : "not acknowledged yet")
+                            + ")" + (dup ? " (DUP)" : ""));
+                }
                 return;
             }
             received.set((int) seq);
@@ -257,7 +269,8 @@ public final class ContinuousTraffic implements AutoCloseable {
             return new PairReport(settings.name() + "-" + index, settings.qos(), acked.cardinality(), lost(), duplicates,
                     duplicatesWithoutDup, reordered, new LinkedHashMap<>(longestPause), publisher.reconnects + subscriber.reconnects,
                     lostMessages, publisher.skippedBeats, new LinkedHashMap<>(longestPauseFrom), new LinkedHashMap<>(reconnectsIn),
-                    new LinkedHashMap<>(longestPauseDetail), new LinkedHashMap<>(reorderedIn), List.copyOf(reorderings));
+                    new LinkedHashMap<>(longestPauseDetail), new LinkedHashMap<>(reorderedIn), List.copyOf(reorderings),
+                    new LinkedHashMap<>(duplicatesIn), List.copyOf(duplications));
         }
     }
 
