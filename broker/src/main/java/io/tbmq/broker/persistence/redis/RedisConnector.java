@@ -484,6 +484,11 @@ public final class RedisConnector implements AutoCloseable {
 
     /** Runs {@code task} once, one flush interval from now, on the flushing thread (e.g. to send gathered commands). */
     public void afterFlushInterval(Runnable task) {
+        after(flushIntervalNanos, task);
+    }
+
+    /** Runs {@code task} once, {@code nanos} from now, on the flushing thread (e.g. to try failed commands again). */
+    public void after(long nanos, Runnable task) {
         try {
             flusher.schedule(() -> {
                 try {
@@ -491,7 +496,7 @@ public final class RedisConnector implements AutoCloseable {
                 } catch (RuntimeException e) {
                     LOG.warnf("Redis flush task failed: %s", e.toString());
                 }
-            }, flushIntervalNanos, TimeUnit.NANOSECONDS);
+            }, nanos, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException closed) {
             // Closing: nothing is sent any more.
         }

@@ -1,6 +1,7 @@
 package io.tbmq.broker.persistence.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,7 +16,7 @@ import org.junit.jupiter.api.Test;
 
 import io.tbmq.localstack.RedisNode;
 
-/** The DEVICE message store's replay protection on a real redis-server. */
+/** The DEVICE message store on a real redis-server: replay protection, the limit, and removals that fail. */
 class DeviceMessageStoreIT {
     static RedisNode redis;
     static RedisConnector connector;
@@ -72,6 +73,55 @@ class DeviceMessageStoreIT {
         assertThat(io.tbmq.localstack.RedisCli.command(redis.port(), "ZRANGE {lim}_messages 0 0")).contains("{lim}_messages_4");
         assertThat(io.tbmq.localstack.RedisCli.command(redis.port(), "EXISTS {lim}_messages_1 {lim}_messages_2 {lim}_messages_3").trim())
                 .as("the trimmed messages' strings deleted").isEqualTo(":0");
+    }
+
+    @Test
+    void aRemovalThatFailsIsTriedAgainSoTheAcknowledgedMessageIsNotLoadedAgain() throws Exception {
+        assertThat(packetIds(add("retried", message(1), message(2)))).containsExactly(1, 2);
+        long failedBefore = store.failedRemovals();
+        assertThat(redisCli("ACL SETUSER default -eval -evalsha")).startsWith("+OK");
+        try {
+            store.acknowledge("retried", 1);
+            store.flushAcks();
+            await().atMost(Duration.ofSeconds(10)).until(() -> store.failedRemovals() > failedBefore);
+            assertThat(redisCli("ZCARD {retried}_messages").trim()).as("the removal was refused").isEqualTo(":2");
+        } finally {
+            redisCli("ACL SETUSER default +@all");
+        }
+        // Redis takes scripts again: the next try removes it, without another acknowledgement.
+        await().atMost(Duration.ofSeconds(15)).until(() -> store.outstandingAcks() == 0);
+        assertThat(store.load("retried").get().entries()).extracting(DeviceMessageStore.Entry::packetId).as("what the session loads next")
+                .containsExactly(2);
+    }
+
+    @Test
+    void aClearWhileARemovalWaitsToBeTriedAgainKeepsTheNextSessionsMessageUnderTheSamePacketId() throws Exception {
+        assertThat(packetIds(add("renewed", message(1), message(2)))).containsExactly(1, 2);
+        long failedBefore = store.failedRemovals();
+        // remove.lua fails at ZREM; clear.lua and add.lua do not use it.
+        assertThat(redisCli("ACL SETUSER default -zrem")).startsWith("+OK");
+        try {
+            store.acknowledge("renewed", 1);
+            store.flushAcks();
+            await().atMost(Duration.ofSeconds(10)).until(() -> store.failedRemovals() > failedBefore);
+            store.clear("renewed").get();
+            assertThat(packetIds(add("renewed", message(3)))).as("the next session starts packet ids again").containsExactly(1);
+        } finally {
+            redisCli("ACL SETUSER default +@all");
+        }
+        await().atMost(Duration.ofSeconds(15)).until(() -> store.outstandingAcks() == 0);
+        DeviceMessageStore.Loaded next = store.load("renewed").get();
+        assertThat(next.entries()).extracting(DeviceMessageStore.Entry::packetId).as("the old session's acknowledgement removed nothing")
+                .containsExactly(1);
+        assertThat(new String(next.entries().get(0).value(), StandardCharsets.UTF_8)).isEqualTo("m3");
+    }
+
+    private static DeviceMessageStore.Incoming message(int offset) {
+        return new DeviceMessageStore.Incoming(0, 0, offset, 60, bytes("m" + offset));
+    }
+
+    private static String redisCli(String command) throws Exception {
+        return io.tbmq.localstack.RedisCli.command(redis.port(), command);
     }
 
     private static List<DeviceMessageStore.Assigned> add(String client, DeviceMessageStore.Incoming... messages) throws Exception {
