@@ -151,6 +151,23 @@ class ManifestsIT {
     }
 
     @Test
+    void oneOperatorPodRunsAtATimeAlsoWhileItIsUpgraded() throws Exception {
+        // No leader election: two pods reconciling at once would both roll brokers and change passwords.
+        List<JsonNode> deployments = new ArrayList<>();
+        csv().at("/spec/install/spec/deployments").forEach(d -> deployments.add(d.get("spec")));
+        for (String doc : generated.get("config/install/operator.yaml").split("(?m)^---\\s*$")) {
+            JsonNode o = Manifests.YAML.readTree(doc);
+            if (o != null && "Deployment".equals(o.path("kind").asText())) {
+                deployments.add(o.get("spec"));
+            }
+        }
+        assertThat(deployments).as("the bundle's and the install's").hasSize(2).allSatisfy(spec -> {
+            assertThat(spec.path("replicas").asInt(1)).isEqualTo(1);
+            assertThat(spec.at("/strategy/type").asText()).as("strategy.type").isEqualTo("Recreate");
+        });
+    }
+
+    @Test
     void whatUsersReadNamesTheTbmqPaperAndNeverAnInternalWord() throws Exception {
         // The CRD, CSV, install manifests and samples, and every doc: users know "the TBMQ paper" and its
         // performance tests, not the planning word "seeds".
