@@ -95,6 +95,7 @@ public final class BrokerCore implements AutoCloseable {
                     @Override
                     public void sessionMoved(String clientId) {
                         wills.cancel(clientId);
+                        stores.moved(clientId);
                     }
                 }, stores, links.journal(), links.remote());
         this.router = new Router(trie, sessions, metrics, links.destinations(), links.remote());

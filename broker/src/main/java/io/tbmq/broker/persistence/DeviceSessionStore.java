@@ -17,8 +17,8 @@ import io.tbmq.broker.util.RateLimitedLog;
  * Persistent DEVICE sessions in Redis: a reconnect loads what is stored, PUBACK and PUBCOMP remove
  * (gathered for a flush interval), PUBREC marks released, a gap is filled from Redis, and the
  * session's end clears its keys. The messages themselves are written by the routing consumer
- * ({@link DeviceWrites}). A failed acknowledgement is logged: the message then comes again after a
- * reconnect, with DUP.
+ * ({@link DeviceWrites}). A removal that fails is tried again for a while, then given up: the
+ * message then comes again after a reconnect, with DUP.
  */
 public final class DeviceSessionStore implements SessionStore {
     private static final Logger LOG = Logger.getLogger(DeviceSessionStore.class);
@@ -63,6 +63,12 @@ public final class DeviceSessionStore implements SessionStore {
                 FAILED.info("store update for %s failed: %s", LogText.of(session.clientId()), e.getMessage());
             }
         });
+    }
+
+    @Override
+    public void moved(String clientId) {
+        // The new holder may clear the session: a late removal from here must not hit its next one.
+        devices.letGo(clientId);
     }
 
     @Override

@@ -98,6 +98,12 @@ public final class SessionStores implements SessionStore {
         devices.recheck(session);
     }
 
+    @Override
+    public void moved(String clientId) {
+        devices.moved(clientId);
+        applications.moved(clientId);
+    }
+
     /** Deletes what the session left in every store it used; completes when done. */
     @Override
     public CompletableFuture<Void> ended(Session session) {

@@ -46,4 +46,8 @@ public interface SessionStore {
 
     /** The session ended: what this store holds of it goes; completes when it is gone. */
     CompletableFuture<Void> ended(Session session);
+
+    /** The client's session moved to another node: nothing of it is written from here any more. */
+    default void moved(String clientId) {
+    }
 }

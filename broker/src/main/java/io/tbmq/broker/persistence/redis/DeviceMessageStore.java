@@ -19,59 +19,27 @@ import java.util.concurrent.CompletableFuture;
  * slot group when {@code tbmq.redis.slot-groups} is on. A call per master declares no keys (Redis
  * would refuse keys of several slots) and the script checks each client's slot first; a client
  * whose slot moved is sent again in a call of its own, which Lettuce routes and Redis redirects.
- * Acknowledgements are gathered for one flush interval and nothing waits for them. A removal that
- * fails is tried again for a while, so that a Redis failover does not bring acknowledged messages
- * back at the session's next load; one given up only means a re-delivery with DUP.
+ * Acknowledgements are gathered for one flush interval and nothing waits for them; a removal that
+ * fails is tried again ({@link Acknowledgements}).
  */
 public final class DeviceMessageStore {
     /** Messages in one script call at most, so a large backlog never blocks Redis for long. */
     private static final int MAX_MESSAGES_PER_CALL = 500;
-    /** Acknowledgements gathered before they are sent without waiting for the flush interval. */
-    private static final int ACK_BATCH = 256;
     private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(DeviceMessageStore.class);
     private static final io.tbmq.broker.util.RateLimitedLog FAILED = new io.tbmq.broker.util.RateLimitedLog(LOG, 1);
-    /** How long a failed removal is tried again: longer than a Redis pod takes to fail over or come back. */
-    private static final long RETRY_FOR_NANOS = java.util.concurrent.TimeUnit.MINUTES.toNanos(2);
-    private static final long FIRST_RETRY_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(200);
-    private static final long LAST_RETRY_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
-    private static final long NEVER = Long.MIN_VALUE;
 
     private final RedisConnector redis;
     private final RedisKeys keys;
     private final int limit;
     private final boolean anyKeysInOneCall;
     private final boolean callsPerMaster;
-    private final java.util.concurrent.ConcurrentLinkedQueue<Ack> acks = new java.util.concurrent.ConcurrentLinkedQueue<>();
-    private final java.util.concurrent.atomic.AtomicInteger pendingAcks = new java.util.concurrent.atomic.AtomicInteger();
-    /** Acknowledgements whose removal failed: they go with the next flush, at the latest when the retry timer fires. */
-    private final java.util.concurrent.ConcurrentLinkedQueue<Ack> retries = new java.util.concurrent.ConcurrentLinkedQueue<>();
-    private final java.util.concurrent.atomic.AtomicBoolean retryArmed = new java.util.concurrent.atomic.AtomicBoolean();
-    private final java.util.concurrent.atomic.AtomicLong retryDelay = new java.util.concurrent.atomic.AtomicLong(FIRST_RETRY_NANOS);
-    /** Orders acknowledgements and clears. */
-    private final java.util.concurrent.atomic.AtomicLong sequence = new java.util.concurrent.atomic.AtomicLong();
-    /** Acknowledgements made and not done with: gathered, being sent, or waiting to be tried again. */
-    private final java.util.concurrent.atomic.AtomicInteger outstanding = new java.util.concurrent.atomic.AtomicInteger();
-    /**
-     * Per client, the place in {@link #sequence} of its last clear made while acknowledgements were
-     * outstanding. An older acknowledgement of that client is dropped, never sent again: a clear
-     * restarts packet ids, so it could remove a message of the next session. Emptied whenever
-     * nothing is outstanding.
-     */
-    private final java.util.concurrent.ConcurrentHashMap<String, Long> clearedAt = new java.util.concurrent.ConcurrentHashMap<>();
-    private final java.util.concurrent.atomic.AtomicLong failedRemovals = new java.util.concurrent.atomic.AtomicLong();
-
-    /** {@code made}: its place in {@link #sequence}; {@code failingSince}: when its removal first failed (nanoTime), or {@link #NEVER}. */
-    private record Ack(String clientId, int packetId, long made, long failingSince) {
-        Ack failedAt(long now) {
-            return failingSince == NEVER ? new Ack(clientId, packetId, made, now) : this;
-        }
-    }
     private final LuaScript add = LuaScript.load("add");
     private final LuaScript load = LuaScript.load("load");
     private final LuaScript remove = LuaScript.load("remove");
     private final LuaScript release = LuaScript.load("release");
     private final LuaScript delivered = LuaScript.load("delivered");
     private final LuaScript clear = LuaScript.load("clear");
+    private final Acknowledgements acknowledgements;
 
     /**
      * A message to store: its source position (for replay protection), time to live and value.
@@ -128,6 +96,7 @@ public final class DeviceMessageStore {
         this.limit = limit;
         this.anyKeysInOneCall = anyKeysInOneCall;
         this.callsPerMaster = callsPerMaster;
+        this.acknowledgements = new Acknowledgements(redis, keys, remove, this::callGroup, this::bySlot);
     }
 
     /** Which script call a client's keys can join: all in one on standalone, by master or by slot on a Cluster. */
@@ -285,7 +254,7 @@ public final class DeviceMessageStore {
 
     public CompletableFuture<Loaded> load(String clientId) {
         // Acknowledgements gathered so far go first: what the client acknowledged is not loaded again.
-        flushAcks();
+        acknowledgements.flush();
         byte[][] keyArray = {keys.messages(clientId), keys.lastPacketId(clientId)};
         CompletableFuture<Loaded> loaded = redis.script(load, keyArray).thenApply(result -> {
             List<?> flat = (List<?>) result;
@@ -307,18 +276,17 @@ public final class DeviceMessageStore {
         return loaded;
     }
 
-    /** PUBACK or PUBCOMP: the message is done. Sent with others within a flush interval. */
+    /** PUBACK or PUBCOMP: the message is done. Sent with others within a flush interval; tried again if that fails. */
     public void acknowledge(String clientId, int packetId) {
-        // Counted before its place is taken: a clear that comes after it sees it outstanding.
-        outstanding.incrementAndGet();
-        acks.add(new Ack(clientId, packetId, sequence.incrementAndGet(), NEVER));
-        int pending = pendingAcks.incrementAndGet();
-        if (pending >= ACK_BATCH) {
-            flushAcks();
-        } else if (pending == 1) {
-            // The first of a batch: whatever gathers within one flush interval goes with it.
-            redis.afterFlushInterval(this::flushAcks);
-        }
+        acknowledgements.add(clientId, packetId);
+    }
+
+    /**
+     * The client connected to another node, which holds its session now (and may clear it): this
+     * node's acknowledgements of it not yet removed are dropped, not tried again.
+     */
+    public void letGo(String clientId) {
+        acknowledgements.letGo(clientId);
     }
 
     /** PUBACK or PUBCOMP: the messages are done, at once. */
@@ -331,158 +299,19 @@ public final class DeviceMessageStore {
         return redis.script(remove, new byte[][] {keys.messages(clientId)}, args);
     }
 
-    /**
-     * Sends the gathered acknowledgements and those to try again, one remove call per call group.
-     * Synchronized so a load or clear issued after it is written after them.
-     */
-    synchronized void flushAcks() {
-        if (pendingAcks.get() <= 0 && retries.isEmpty()) {
-            return;
-        }
-        Map<Object, Map<String, List<Ack>>> calls = new LinkedHashMap<>();
-        Ack ack;
-        while ((ack = retries.poll()) != null) {
-            gather(calls, ack);
-        }
-        while ((ack = acks.poll()) != null) {
-            pendingAcks.decrementAndGet();
-            gather(calls, ack);
-        }
-        for (Map.Entry<Object, Map<String, List<Ack>>> call : calls.entrySet()) {
-            removeCall(call.getKey(), call.getValue());
-        }
+    /** Sends the gathered acknowledgements now. */
+    void flushAcks() {
+        acknowledgements.flush();
     }
 
-    private void gather(Map<Object, Map<String, List<Ack>>> calls, Ack ack) {
-        if (clearedSince(ack)) {
-            done(1);
-            return;
-        }
-        calls.computeIfAbsent(callGroup(ack.clientId()), g -> new LinkedHashMap<>())
-                .computeIfAbsent(ack.clientId(), c -> new ArrayList<>()).add(ack);
-    }
-
-    private boolean clearedSince(Ack ack) {
-        Long cleared = clearedAt.get(ack.clientId());
-        return cleared != null && cleared > ack.made();
-    }
-
-    private void removeCall(Object group, Map<String, List<Ack>> byClient) {
-        List<String> clients = new ArrayList<>(byClient.keySet());
-        byte[][] keyArray = new byte[clients.size()][];
-        for (int c = 0; c < clients.size(); c++) {
-            keyArray[c] = keys.messages(clients.get(c));
-        }
-        List<byte[]> args = new ArrayList<>();
-        if (group instanceof RedisConnector.Master) {
-            args.add(num(clients.size()));
-            args.addAll(List.of(keyArray));
-        }
-        List<Ack> sent = new ArrayList<>();
-        for (String client : clients) {
-            List<Ack> acked = byClient.get(client);
-            sent.addAll(acked);
-            args.add(num(acked.size()));
-            for (Ack ack : acked) {
-                args.add(keys.message(client, ack.packetId()));
-            }
-        }
-        if (!(group instanceof RedisConnector.Master master)) {
-            redis.script(remove, keyArray, args.toArray(byte[][]::new)).whenComplete((v, e) -> {
-                if (e != null) {
-                    failed(sent, e);
-                } else {
-                    removed(sent.size());
-                }
-            });
-            return;
-        }
-        redis.scriptOn(master, remove, args.toArray(byte[][]::new)).whenComplete((result, error) -> {
-            if (error != null) {
-                failed(sent, error);
-                return;
-            }
-            // Clients whose slots moved go again, each where Redis redirects it.
-            List<String> elsewhere = leftOut(clients, result);
-            int again = 0;
-            for (String client : elsewhere) {
-                again += byClient.get(client).size();
-                removeCall(bySlot(client), Map.of(client, byClient.get(client)));
-            }
-            removed(sent.size() - again);
-            if (!elsewhere.isEmpty()) {
-                redis.flushNow();
-            }
-        });
-    }
-
-    private void removed(int count) {
-        retryDelay.set(FIRST_RETRY_NANOS);
-        done(count);
-    }
-
-    /**
-     * A remove call failed (Redis down, failing over, or the reply lost after it ran: removing
-     * twice is harmless). Its acknowledgements are tried again unless their client was cleared
-     * since, or they have failed for {@link #RETRY_FOR_NANOS}.
-     */
-    private void failed(List<Ack> sent, Throwable error) {
-        failedRemovals.addAndGet(sent.size());
-        long now = System.nanoTime();
-        int again = 0;
-        int givenUp = 0;
-        for (Ack ack : sent) {
-            Ack failed = ack.failedAt(now);
-            if (clearedSince(failed)) {
-                continue;
-            }
-            if (now - failed.failingSince() > RETRY_FOR_NANOS) {
-                givenUp++;
-                continue;
-            }
-            retries.add(failed);
-            again++;
-        }
-        done(sent.size() - again);
-        if (givenUp > 0) {
-            LOG.warnf("gave up removing %d acknowledged messages after %d s of failures (they come again, with DUP): %s", givenUp,
-                    java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(RETRY_FOR_NANOS), error.getMessage());
-        }
-        if (again > 0) {
-            FAILED.info("removing %d acknowledged messages failed (tried again): %s", again, error.getMessage());
-            if (retryArmed.compareAndSet(false, true)) {
-                redis.after(retryDelay.getAndUpdate(d -> Math.min(2 * d, LAST_RETRY_NANOS)), () -> {
-                    retryArmed.set(false);
-                    flushAcks();
-                });
-            }
-        }
-    }
-
-    /** Acknowledgements done with: removed, given up, or dropped after a clear. */
-    private void done(int count) {
-        if (count > 0 && outstanding.addAndGet(-count) == 0) {
-            clearedAt.clear();
-        }
-    }
-
-    /** Acknowledgements not done with yet, for tests: gathered, being sent, or waiting to be tried again. */
+    /** Acknowledgements not done with yet, for tests: gathered, in a call, or waiting to be tried again. */
     int outstandingAcks() {
-        return outstanding.get();
+        return acknowledgements.outstanding();
     }
 
     /** Acknowledgements whose removal failed, each time it did, for tests. */
     long failedRemovals() {
-        return failedRemovals.get();
-    }
-
-    /** The clients a remove.lua call on one master left out (the 1-based positions in its second element). */
-    private static List<String> leftOut(List<String> clients, Object result) {
-        List<String> out = new ArrayList<>();
-        for (Object position : (List<?>) ((List<?>) result).get(1)) {
-            out.add(clients.get((int) (long) (Long) position - 1));
-        }
-        return out;
+        return acknowledgements.failedRemovals();
     }
 
     /** PUBREC: only the PUBREL is owed now. */
@@ -497,13 +326,9 @@ public final class DeviceMessageStore {
 
     /** The session ended: all of the client's keys go. */
     public CompletableFuture<Object> clear(String clientId) {
-        // A late acknowledgement must not remove a message of the next session under the same packet
-        // id: those made before now are dropped, also one whose removal fails after the clear went out.
-        long at = sequence.incrementAndGet();
-        if (outstanding.get() > 0) {
-            clearedAt.merge(clientId, at, Math::max);
-        }
-        flushAcks();
+        // A late acknowledgement must not remove a message of the next session under the same packet id.
+        acknowledgements.letGo(clientId);
+        acknowledgements.flush();
         return redis.script(clear, new byte[][] {keys.messages(clientId), keys.lastPacketId(clientId)});
     }
 

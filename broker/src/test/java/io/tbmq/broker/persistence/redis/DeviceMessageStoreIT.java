@@ -78,18 +78,9 @@ class DeviceMessageStoreIT {
     @Test
     void aRemovalThatFailsIsTriedAgainSoTheAcknowledgedMessageIsNotLoadedAgain() throws Exception {
         assertThat(packetIds(add("retried", message(1), message(2)))).containsExactly(1, 2);
-        long failedBefore = store.failedRemovals();
-        assertThat(redisCli("ACL SETUSER default -eval -evalsha")).startsWith("+OK");
-        try {
-            store.acknowledge("retried", 1);
-            store.flushAcks();
-            await().atMost(Duration.ofSeconds(10)).until(() -> store.failedRemovals() > failedBefore);
-            assertThat(redisCli("ZCARD {retried}_messages").trim()).as("the removal was refused").isEqualTo(":2");
-        } finally {
-            redisCli("ACL SETUSER default +@all");
-        }
+        acknowledgeFirstWhileRedisRefuses("retried", "-eval -evalsha",
+                () -> assertThat(redisCli("ZCARD {retried}_messages").trim()).as("the removal was refused").isEqualTo(":2"));
         // Redis takes scripts again: the next try removes it, without another acknowledgement.
-        await().atMost(Duration.ofSeconds(15)).until(() -> store.outstandingAcks() == 0);
         assertThat(store.load("retried").get().entries()).extracting(DeviceMessageStore.Entry::packetId).as("what the session loads next")
                 .containsExactly(2);
     }
@@ -97,23 +88,47 @@ class DeviceMessageStoreIT {
     @Test
     void aClearWhileARemovalWaitsToBeTriedAgainKeepsTheNextSessionsMessageUnderTheSamePacketId() throws Exception {
         assertThat(packetIds(add("renewed", message(1), message(2)))).containsExactly(1, 2);
-        long failedBefore = store.failedRemovals();
         // remove.lua fails at ZREM; clear.lua and add.lua do not use it.
-        assertThat(redisCli("ACL SETUSER default -zrem")).startsWith("+OK");
-        try {
-            store.acknowledge("renewed", 1);
-            store.flushAcks();
-            await().atMost(Duration.ofSeconds(10)).until(() -> store.failedRemovals() > failedBefore);
+        acknowledgeFirstWhileRedisRefuses("renewed", "-zrem", () -> {
             store.clear("renewed").get();
             assertThat(packetIds(add("renewed", message(3)))).as("the next session starts packet ids again").containsExactly(1);
-        } finally {
-            redisCli("ACL SETUSER default +@all");
-        }
-        await().atMost(Duration.ofSeconds(15)).until(() -> store.outstandingAcks() == 0);
+        });
         DeviceMessageStore.Loaded next = store.load("renewed").get();
         assertThat(next.entries()).extracting(DeviceMessageStore.Entry::packetId).as("the old session's acknowledgement removed nothing")
                 .containsExactly(1);
         assertThat(new String(next.entries().get(0).value(), StandardCharsets.UTF_8)).isEqualTo("m3");
+    }
+
+    @Test
+    void aSessionThatMovedToAnotherNodeIsNotWrittenFromHereAnyMore() throws Exception {
+        assertThat(packetIds(add("moved", message(1), message(2)))).containsExactly(1, 2);
+        // The client connected to another node, which may clear the session and start packet ids again.
+        acknowledgeFirstWhileRedisRefuses("moved", "-eval -evalsha", () -> store.letGo("moved"));
+        assertThat(store.load("moved").get().entries()).extracting(DeviceMessageStore.Entry::packetId)
+                .as("not removed from here: the new holder sends it again, with DUP").containsExactly(1, 2);
+    }
+
+    interface Step {
+        void run() throws Exception;
+    }
+
+    /**
+     * Acknowledges the client's packet 1 while Redis refuses {@code rules} to the store's user, waits
+     * until its removal failed, runs {@code meanwhile}, lets Redis take everything again and waits
+     * until the store is done with the acknowledgement (removed, or dropped).
+     */
+    private static void acknowledgeFirstWhileRedisRefuses(String client, String rules, Step meanwhile) throws Exception {
+        long failedBefore = store.failedRemovals();
+        assertThat(redisCli("ACL SETUSER default " + rules)).startsWith("+OK");
+        try {
+            store.acknowledge(client, 1);
+            store.flushAcks();
+            await().atMost(Duration.ofSeconds(10)).until(() -> store.failedRemovals() > failedBefore);
+            meanwhile.run();
+        } finally {
+            redisCli("ACL SETUSER default +@all");
+        }
+        await().atMost(Duration.ofSeconds(15)).until(() -> store.outstandingAcks() == 0);
     }
 
     private static DeviceMessageStore.Incoming message(int offset) {

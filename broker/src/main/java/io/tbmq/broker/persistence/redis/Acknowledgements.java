@@ -1,0 +1,321 @@
+package io.tbmq.broker.persistence.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+
+import org.jboss.logging.Logger;
+
+import io.tbmq.broker.util.RateLimitedLog;
+
+/**
+ * PUBACKs and PUBCOMPs of DEVICE sessions on their way to Redis: gathered for one flush interval
+ * (nothing waits for them) and sent as one remove.lua call per call group of the store.
+ *
+ * <p>A call that fails (Redis down or failing over) is tried again, with a backoff, for up to
+ * {@link #RETRY_FOR_NANOS}: otherwise the acknowledged messages would stay in Redis and come again,
+ * with DUP, at the session's next load. Removing twice is harmless (a reply lost after the call
+ * ran). What must never happen is a late removal after the session was cleared: packet ids start
+ * again at 1 and it would remove a message of the next session. So when this node lets a session
+ * go (clears it, or the client moved to another node, which may clear it), the client's
+ * acknowledgements made before are dropped, wherever they are: gathered, in a failing call, or
+ * waiting to be tried again.
+ */
+final class Acknowledgements {
+    /** Gathered before they are sent without waiting for the flush interval. */
+    private static final int BATCH = 256;
+    /** Messages in one remove call at most, so a backlog tried again never holds Redis up for long. */
+    private static final int MAX_PER_CALL = 500;
+    /** Waiting to be tried again at most; past it a failed one is given up (it comes again, with DUP). */
+    private static final int MAX_RETRIES = 100_000;
+    /** How long a failed removal is tried again: longer than a Redis pod takes to fail over or come back. */
+    static final long RETRY_FOR_NANOS = TimeUnit.MINUTES.toNanos(2);
+    private static final long FIRST_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+    private static final long LAST_RETRY_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /** How long a let-go is remembered: past the last try of any acknowledgement made before it. */
+    private static final long LET_GO_KEPT_NANOS = RETRY_FOR_NANOS + TimeUnit.MINUTES.toNanos(1);
+    private static final long PRUNE_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
+    private static final long NEVER = Long.MIN_VALUE;
+    private static final Logger LOG = Logger.getLogger(DeviceMessageStore.class);
+    private static final RateLimitedLog FAILED = new RateLimitedLog(LOG, 1);
+
+    private final RedisConnector redis;
+    private final RedisKeys keys;
+    private final LuaScript remove;
+    /** The call a client's acknowledgements join: by master (or all in one on standalone Redis). */
+    private final Function<String, Object> callGroup;
+    /** The call of a client whose slot moved: its own slot (or slot group), where Redis redirects it. */
+    private final Function<String, Object> bySlot;
+
+    private final ConcurrentLinkedQueue<Ack> gathered = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger gatheredCount = new AtomicInteger();
+    private final ConcurrentLinkedQueue<Ack> retries = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger retryCount = new AtomicInteger();
+    private final AtomicBoolean retryArmed = new AtomicBoolean();
+    private final AtomicLong retryDelay = new AtomicLong(FIRST_RETRY_NANOS);
+    /** Orders acknowledgements and let-gos. */
+    private final AtomicLong sequence = new AtomicLong();
+    /** Made and not done with: gathered, in a call, or waiting to be tried again. */
+    private final AtomicInteger outstanding = new AtomicInteger();
+    /** Per client, its last let-go while acknowledgements were outstanding; kept for {@link #LET_GO_KEPT_NANOS}. */
+    private final ConcurrentHashMap<String, LetGo> letGo = new ConcurrentHashMap<>();
+    private final AtomicLong lastPrune = new AtomicLong(System.nanoTime());
+    private final AtomicLong failedRemovals = new AtomicLong();
+
+    /** {@code made}: its place in {@link #sequence}; {@code failingSince}: when its removal first failed (nanoTime), or {@link #NEVER}. */
+    private record Ack(String clientId, int packetId, long made, long failingSince) {
+        Ack failedAt(long now) {
+            return failingSince == NEVER ? new Ack(clientId, packetId, made, now) : this;
+        }
+    }
+
+    private record LetGo(long sequence, long nanos) {
+    }
+
+    Acknowledgements(RedisConnector redis, RedisKeys keys, LuaScript remove, Function<String, Object> callGroup,
+            Function<String, Object> bySlot) {
+        this.redis = redis;
+        this.keys = keys;
+        this.remove = remove;
+        this.callGroup = callGroup;
+        this.bySlot = bySlot;
+    }
+
+    void add(String clientId, int packetId) {
+        // Counted before its place is taken: a let-go that comes after it sees it outstanding.
+        outstanding.incrementAndGet();
+        gathered.add(new Ack(clientId, packetId, sequence.incrementAndGet(), NEVER));
+        int pending = gatheredCount.incrementAndGet();
+        if (pending >= BATCH) {
+            flush();
+        } else if (pending == 1) {
+            // The first of a batch: whatever gathers within one flush interval goes with it.
+            redis.afterFlushInterval(this::flush);
+        }
+    }
+
+    /** Sends what is gathered; those to try again wait for their timer. */
+    void flush() {
+        send(false);
+    }
+
+    /**
+     * This node is done with the client's session: it is cleared, or the client connected to another
+     * node (which may clear it). Its acknowledgements made before now are dropped.
+     */
+    void letGo(String clientId) {
+        long at = sequence.incrementAndGet();
+        if (outstanding.get() == 0) {
+            // Nothing made before it is left: one made before would still be counted.
+            return;
+        }
+        long now = System.nanoTime();
+        letGo.merge(clientId, new LetGo(at, now), (old, next) -> old.sequence() > next.sequence() ? old : next);
+        long last = lastPrune.get();
+        if (now - last > PRUNE_EVERY_NANOS && lastPrune.compareAndSet(last, now)) {
+            letGo.values().removeIf(l -> now - l.nanos() > LET_GO_KEPT_NANOS);
+        }
+    }
+
+    /** Synchronized so that a load or clear issued after it is written after these calls. */
+    private synchronized void send(boolean withRetries) {
+        Map<Object, Map<String, List<Ack>>> calls = new LinkedHashMap<>();
+        Ack ack;
+        if (withRetries) {
+            while ((ack = retries.poll()) != null) {
+                retryCount.decrementAndGet();
+                gather(calls, callGroup, ack);
+            }
+        }
+        if (gatheredCount.get() > 0) {
+            while ((ack = gathered.poll()) != null) {
+                gatheredCount.decrementAndGet();
+                gather(calls, callGroup, ack);
+            }
+        }
+        for (Map.Entry<Object, Map<String, List<Ack>>> call : calls.entrySet()) {
+            sendInChunks(call.getKey(), call.getValue());
+        }
+    }
+
+    private void gather(Map<Object, Map<String, List<Ack>>> calls, Function<String, Object> group, Ack ack) {
+        if (letGoSince(ack)) {
+            done(1);
+            return;
+        }
+        calls.computeIfAbsent(group.apply(ack.clientId()), g -> new LinkedHashMap<>())
+                .computeIfAbsent(ack.clientId(), c -> new ArrayList<>()).add(ack);
+    }
+
+    private boolean letGoSince(Ack ack) {
+        LetGo l = letGo.get(ack.clientId());
+        return l != null && l.sequence() > ack.made();
+    }
+
+    /** One call per {@link #MAX_PER_CALL} messages; a client's acknowledgements stay in one call. */
+    private void sendInChunks(Object group, Map<String, List<Ack>> byClient) {
+        Map<String, List<Ack>> chunk = new LinkedHashMap<>();
+        int messages = 0;
+        for (Map.Entry<String, List<Ack>> client : byClient.entrySet()) {
+            if (!chunk.isEmpty() && messages + client.getValue().size() > MAX_PER_CALL) {
+                removeCall(group, chunk);
+                chunk = new LinkedHashMap<>();
+                messages = 0;
+            }
+            chunk.put(client.getKey(), client.getValue());
+            messages += client.getValue().size();
+        }
+        removeCall(group, chunk);
+    }
+
+    private void removeCall(Object group, Map<String, List<Ack>> byClient) {
+        List<String> clients = new ArrayList<>(byClient.keySet());
+        byte[][] keyArray = new byte[clients.size()][];
+        for (int c = 0; c < clients.size(); c++) {
+            keyArray[c] = keys.messages(clients.get(c));
+        }
+        List<byte[]> args = new ArrayList<>();
+        if (group instanceof RedisConnector.Master) {
+            args.add(num(clients.size()));
+            args.addAll(List.of(keyArray));
+        }
+        List<Ack> sent = new ArrayList<>();
+        for (String client : clients) {
+            List<Ack> acked = byClient.get(client);
+            sent.addAll(acked);
+            args.add(num(acked.size()));
+            for (Ack ack : acked) {
+                args.add(keys.message(client, ack.packetId()));
+            }
+        }
+        if (!(group instanceof RedisConnector.Master master)) {
+            redis.script(remove, keyArray, args.toArray(byte[][]::new)).whenComplete((v, e) -> {
+                if (e != null) {
+                    failed(sent, e);
+                } else {
+                    removed(sent, sent.size());
+                }
+            });
+            return;
+        }
+        redis.scriptOn(master, remove, args.toArray(byte[][]::new)).whenComplete((result, error) -> {
+            if (error != null) {
+                failed(sent, error);
+                return;
+            }
+            List<String> elsewhere;
+            try {
+                elsewhere = leftOut(clients, result);
+            } catch (RuntimeException unexpected) {
+                // Whatever it removed, removing again is harmless.
+                failed(sent, unexpected);
+                return;
+            }
+            removed(sent, sent.size() - again(elsewhere, byClient));
+        });
+    }
+
+    /**
+     * Clients whose slots moved go again, each where Redis redirects it; under the lock of
+     * {@link #send}, so that a clear issued after a let-go is written after them or finds them dropped.
+     * Returns how many acknowledgements went again.
+     */
+    private synchronized int again(List<String> elsewhere, Map<String, List<Ack>> byClient) {
+        if (elsewhere.isEmpty()) {
+            return 0;
+        }
+        Map<Object, Map<String, List<Ack>>> calls = new LinkedHashMap<>();
+        int count = 0;
+        for (String client : elsewhere) {
+            for (Ack ack : byClient.get(client)) {
+                count++;
+                gather(calls, bySlot, ack);
+            }
+        }
+        for (Map.Entry<Object, Map<String, List<Ack>>> call : calls.entrySet()) {
+            removeCall(call.getKey(), call.getValue());
+        }
+        redis.flushNow();
+        return count;
+    }
+
+    private void removed(List<Ack> sent, int count) {
+        if (sent.stream().anyMatch(a -> a.failingSince() != NEVER)) {
+            // Redis takes removals again: the next failure starts the backoff afresh.
+            retryDelay.set(FIRST_RETRY_NANOS);
+        }
+        done(count);
+    }
+
+    /** A call failed: its acknowledgements are tried again unless let go since or failing for too long. */
+    private void failed(List<Ack> sent, Throwable error) {
+        failedRemovals.addAndGet(sent.size());
+        long now = System.nanoTime();
+        int again = 0;
+        int givenUp = 0;
+        for (Ack ack : sent) {
+            Ack failed = ack.failedAt(now);
+            if (letGoSince(failed)) {
+                continue;
+            }
+            if (now - failed.failingSince() > RETRY_FOR_NANOS || retryCount.get() >= MAX_RETRIES) {
+                givenUp++;
+                continue;
+            }
+            retryCount.incrementAndGet();
+            retries.add(failed);
+            again++;
+        }
+        done(sent.size() - again);
+        if (givenUp > 0) {
+            LOG.warnf("gave up removing %d acknowledged messages after %d s of failures or with %d waiting (they come again, with DUP): %s",
+                    givenUp, TimeUnit.NANOSECONDS.toSeconds(RETRY_FOR_NANOS), MAX_RETRIES, error.getMessage());
+        }
+        if (again > 0) {
+            FAILED.info("removing %d acknowledged messages failed (tried again): %s", again, error.getMessage());
+            if (retryArmed.compareAndSet(false, true)) {
+                redis.after(retryDelay.getAndUpdate(d -> Math.min(2 * d, LAST_RETRY_NANOS)), () -> {
+                    retryArmed.set(false);
+                    send(true);
+                });
+            }
+        }
+    }
+
+    /** Done with: removed, given up, or dropped after a let-go. */
+    private void done(int count) {
+        outstanding.addAndGet(-count);
+    }
+
+    /** Not done with yet, for tests: gathered, in a call, or waiting to be tried again. */
+    int outstanding() {
+        return outstanding.get();
+    }
+
+    /** Acknowledgements whose removal failed, each time it did, for tests. */
+    long failedRemovals() {
+        return failedRemovals.get();
+    }
+
+    /** The clients a remove.lua call on one master left out (the 1-based positions in its second element). */
+    private static List<String> leftOut(List<String> clients, Object result) {
+        List<String> out = new ArrayList<>();
+        for (Object position : (List<?>) ((List<?>) result).get(1)) {
+            out.add(clients.get((int) (long) (Long) position - 1));
+        }
+        return out;
+    }
+
+    private static byte[] num(long n) {
+        return Long.toString(n).getBytes(StandardCharsets.US_ASCII);
+    }
+}
