@@ -25,10 +25,16 @@ import io.tbmq.broker.util.RateLimitedLog;
  * {@link #RETRY_FOR_NANOS}: otherwise the acknowledged messages would stay in Redis and come again,
  * with DUP, at the session's next load. Removing twice is harmless (a reply lost after the call
  * ran). What must never happen is a late removal after the session was cleared: packet ids start
- * again at 1 and it would remove a message of the next session. So when this node lets a session
- * go (clears it, or the client moved to another node, which may clear it), the client's
- * acknowledgements made before are dropped, wherever they are: gathered, in a failing call, or
- * waiting to be tried again.
+ * again at 1 and it would remove a message of the next session. Two guards:
+ * <ul>
+ * <li>when this node lets a session go (clears it, or the client moved to another node), the
+ * client's acknowledgements made before are dropped, wherever they are: gathered, in a failing
+ * call, or waiting to be tried again;
+ * <li>another node may clear the session before this one learns that the client moved: clear.lua
+ * marks the time of the clear and remove.lua skips a client whose oldest acknowledgement in the
+ * call was made before it. That compares this node's clock with Redis', which NTP keeps within
+ * milliseconds, far less than a client takes to reconnect and acknowledge again.
+ * </ul>
  */
 final class Acknowledgements {
     /** Gathered before they are sent without waiting for the flush interval. */
@@ -71,10 +77,13 @@ final class Acknowledgements {
     private final AtomicLong lastPrune = new AtomicLong(System.nanoTime());
     private final AtomicLong failedRemovals = new AtomicLong();
 
-    /** {@code made}: its place in {@link #sequence}; {@code failingSince}: when its removal first failed (nanoTime), or {@link #NEVER}. */
-    private record Ack(String clientId, int packetId, long made, long failingSince) {
+    /**
+     * {@code made}: its place in {@link #sequence}; {@code madeMillis}: when, by the wall clock, for
+     * remove.lua; {@code failingSince}: when its removal first failed (nanoTime), or {@link #NEVER}.
+     */
+    private record Ack(String clientId, int packetId, long made, long madeMillis, long failingSince) {
         Ack failedAt(long now) {
-            return failingSince == NEVER ? new Ack(clientId, packetId, made, now) : this;
+            return failingSince == NEVER ? new Ack(clientId, packetId, made, madeMillis, now) : this;
         }
     }
 
@@ -93,7 +102,7 @@ final class Acknowledgements {
     void add(String clientId, int packetId) {
         // Counted before its place is taken: a let-go that comes after it sees it outstanding.
         outstanding.incrementAndGet();
-        gathered.add(new Ack(clientId, packetId, sequence.incrementAndGet(), NEVER));
+        gathered.add(new Ack(clientId, packetId, sequence.incrementAndGet(), System.currentTimeMillis(), NEVER));
         int pending = gatheredCount.incrementAndGet();
         if (pending >= BATCH) {
             flush();
@@ -167,21 +176,31 @@ final class Acknowledgements {
         int messages = 0;
         for (Map.Entry<String, List<Ack>> client : byClient.entrySet()) {
             if (!chunk.isEmpty() && messages + client.getValue().size() > MAX_PER_CALL) {
-                removeCall(group, chunk);
+                tryRemoveCall(group, chunk);
                 chunk = new LinkedHashMap<>();
                 messages = 0;
             }
             chunk.put(client.getKey(), client.getValue());
             messages += client.getValue().size();
         }
-        removeCall(group, chunk);
+        tryRemoveCall(group, chunk);
+    }
+
+    private void tryRemoveCall(Object group, Map<String, List<Ack>> byClient) {
+        try {
+            removeCall(group, byClient);
+        } catch (RuntimeException e) {
+            // Failed before it was sent (the call's outcome is handled where it completes).
+            failed(byClient.values().stream().flatMap(List::stream).toList(), e);
+        }
     }
 
     private void removeCall(Object group, Map<String, List<Ack>> byClient) {
         List<String> clients = new ArrayList<>(byClient.keySet());
-        byte[][] keyArray = new byte[clients.size()][];
+        byte[][] keyArray = new byte[clients.size() * 2][];
         for (int c = 0; c < clients.size(); c++) {
-            keyArray[c] = keys.messages(clients.get(c));
+            keyArray[2 * c] = keys.messages(clients.get(c));
+            keyArray[2 * c + 1] = keys.lastPacketId(clients.get(c));
         }
         List<byte[]> args = new ArrayList<>();
         if (group instanceof RedisConnector.Master) {
@@ -192,6 +211,7 @@ final class Acknowledgements {
         for (String client : clients) {
             List<Ack> acked = byClient.get(client);
             sent.addAll(acked);
+            args.add(num(acked.stream().mapToLong(Ack::madeMillis).min().orElseThrow()));
             args.add(num(acked.size()));
             for (Ack ack : acked) {
                 args.add(keys.message(client, ack.packetId()));
@@ -242,7 +262,7 @@ final class Acknowledgements {
             }
         }
         for (Map.Entry<Object, Map<String, List<Ack>>> call : calls.entrySet()) {
-            removeCall(call.getKey(), call.getValue());
+            sendInChunks(call.getKey(), call.getValue());
         }
         redis.flushNow();
         return count;

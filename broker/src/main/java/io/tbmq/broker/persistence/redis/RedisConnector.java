@@ -494,7 +494,7 @@ public final class RedisConnector implements AutoCloseable {
                 try {
                     task.run();
                 } catch (RuntimeException e) {
-                    LOG.warnf("Redis flush task failed: %s", e.toString());
+                    LOG.warnf("Redis timer task failed: %s", e.toString());
                 }
             }, nanos, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException closed) {
