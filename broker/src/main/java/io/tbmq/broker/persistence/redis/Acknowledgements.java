@@ -31,9 +31,9 @@ import io.tbmq.broker.util.RateLimitedLog;
  * client's acknowledgements made before are dropped, wherever they are: gathered, in a failing
  * call, or waiting to be tried again;
  * <li>another node may clear the session before this one learns that the client moved: clear.lua
- * marks the time of the clear and remove.lua skips a client whose oldest acknowledgement in the
- * call was made before it. That compares this node's clock with Redis', which NTP keeps within
- * milliseconds, far less than a client takes to reconnect and acknowledge again.
+ * marks the time of the clear and remove.lua skips an acknowledgement made before it. That
+ * compares this node's clock with Redis', which NTP keeps within milliseconds, far less than a
+ * client takes to reconnect and acknowledge again.
  * </ul>
  */
 final class Acknowledgements {
@@ -200,7 +200,7 @@ final class Acknowledgements {
         byte[][] keyArray = new byte[clients.size() * 2][];
         for (int c = 0; c < clients.size(); c++) {
             keyArray[2 * c] = keys.messages(clients.get(c));
-            keyArray[2 * c + 1] = keys.lastPacketId(clients.get(c));
+            keyArray[2 * c + 1] = keys.cleared(clients.get(c));
         }
         List<byte[]> args = new ArrayList<>();
         if (group instanceof RedisConnector.Master) {
@@ -211,10 +211,10 @@ final class Acknowledgements {
         for (String client : clients) {
             List<Ack> acked = byClient.get(client);
             sent.addAll(acked);
-            args.add(num(acked.stream().mapToLong(Ack::madeMillis).min().orElseThrow()));
             args.add(num(acked.size()));
             for (Ack ack : acked) {
                 args.add(keys.message(client, ack.packetId()));
+                args.add(num(ack.madeMillis()));
             }
         }
         if (!(group instanceof RedisConnector.Master master)) {

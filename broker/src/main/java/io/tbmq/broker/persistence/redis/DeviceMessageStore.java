@@ -289,16 +289,6 @@ public final class DeviceMessageStore {
         acknowledgements.letGo(clientId);
     }
 
-    /** PUBACK or PUBCOMP: the messages are done, at once. */
-    public CompletableFuture<Object> remove(String clientId, int... packetIds) {
-        byte[][] args = new byte[packetIds.length + 1][];
-        args[0] = num(packetIds.length);
-        for (int i = 0; i < packetIds.length; i++) {
-            args[i + 1] = keys.message(clientId, packetIds[i]);
-        }
-        return redis.script(remove, new byte[][] {keys.messages(clientId)}, args);
-    }
-
     /** Sends the gathered acknowledgements now. */
     void flushAcks() {
         acknowledgements.flush();
@@ -329,7 +319,7 @@ public final class DeviceMessageStore {
         // A late acknowledgement must not remove a message of the next session under the same packet id.
         acknowledgements.letGo(clientId);
         acknowledgements.flush();
-        return redis.script(clear, new byte[][] {keys.messages(clientId), keys.lastPacketId(clientId)});
+        return redis.script(clear, new byte[][] {keys.messages(clientId), keys.lastPacketId(clientId), keys.cleared(clientId)});
     }
 
     private static byte[] num(long n) {

@@ -86,6 +86,11 @@ public final class RedisKeys {
         return bytes(base(clientId) + "_last_packet_id");
     }
 
+    /** When the client's session was last cleared, for a while (clear.lua, remove.lua). */
+    public byte[] cleared(String clientId) {
+        return bytes(base(clientId) + "_cleared");
+    }
+
     static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }

@@ -108,8 +108,6 @@ for c = 1, clients do
       update[#update + 1] = score
     end
     redis.call('HSET', stateKey, unpack(update))
-    -- The first message since a clear: its mark (clear.lua) expires no more, it lasts the session.
-    if not state[1] then redis.call('PERSIST', stateKey) end
   end
   result[c] = ids
   end

@@ -1,13 +1,13 @@
 -- Acknowledged messages (PUBACK for QoS 1, PUBCOMP for QoS 2) of one or more clients.
--- KEYS: per client its messages zset and last packet id hash. With no KEYS, the same keys come
---   first in ARGV, after ARGV[1] (the number of clients): the clients of one master (Redis
---   Cluster), each checked as in add.lua; a client whose slot this node does not serve right now
---   is left out.
--- ARGV: [number of clients, their keys,] then per client in that order: when (Unix ms) its oldest
---   acknowledgement in the call was made, number of messages n, then n message keys.
--- A client cleared since (clear.lua's 'cleared' mark, Unix ms) is skipped: the acknowledgements
--- are of the session before, which another node may have tried to remove since, and packet ids
--- started again at 1, so they could name messages of the next session.
+-- KEYS: per client its messages zset and its clear's mark (see clear.lua). With no KEYS, the same
+--   keys come first in ARGV, after ARGV[1] (the number of clients): the clients of one master
+--   (Redis Cluster), each checked as in add.lua; a client whose slot this node does not serve right
+--   now is left out.
+-- ARGV: [number of clients, their keys,] then per client in that order: number of messages n, then
+--   n times: message key, when (Unix ms) its acknowledgement was made.
+-- An acknowledgement made before the client's last clear is skipped: it is of the session before,
+-- another node may have tried to remove it since, and packet ids started again at 1, so its key
+-- may name a message of the next session.
 -- Returns the number of messages removed and, in a second element, the 1-based positions of the
 -- clients left out.
 local keys = KEYS
@@ -24,18 +24,20 @@ local removed = 0
 local skipped = {}
 for c = 1, clients do
   local zkey = keys[2 * c - 1]
-  local made = tonumber(ARGV[a])
-  local n = tonumber(ARGV[a + 1])
-  a = a + 2
+  local n = tonumber(ARGV[a])
+  a = a + 1
   if checked and type(redis.pcall('EXISTS', zkey .. '_0')) ~= 'number' then
     skipped[#skipped + 1] = c
-  elseif tonumber(redis.call('HGET', keys[2 * c], 'cleared') or '0') < made then
-    for i = a, a + n - 1 do
-      redis.call('DEL', ARGV[i])
-      redis.call('ZREM', zkey, ARGV[i])
+  else
+    local cleared = tonumber(redis.call('GET', keys[2 * c]) or '0')
+    for i = a, a + 2 * n - 1, 2 do
+      if cleared < tonumber(ARGV[i + 1]) then
+        redis.call('DEL', ARGV[i])
+        redis.call('ZREM', zkey, ARGV[i])
+        removed = removed + 1
+      end
     end
-    removed = removed + n
   end
-  a = a + n
+  a = a + 2 * n
 end
 return { removed, skipped }

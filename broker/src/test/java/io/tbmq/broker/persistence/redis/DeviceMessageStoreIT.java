@@ -93,7 +93,8 @@ class DeviceMessageStoreIT {
             store.clear("renewed").get();
             assertThat(packetIds(add("renewed", message(3)))).as("the next session starts packet ids again").containsExactly(1);
         });
-        assertThat(redisCli("TTL {renewed}_last_packet_id").trim()).as("the clear's mark lasts the next session").isEqualTo(":-1");
+        assertThat(redisCli("TTL {renewed}_last_packet_id").trim()).as("the next session's state does not expire").isEqualTo(":-1");
+        assertThat(redisCli("GET {renewed}_cleared")).as("the time of the clear").startsWith("$13");
         DeviceMessageStore.Loaded next = store.load("renewed").get();
         assertThat(next.entries()).extracting(DeviceMessageStore.Entry::packetId).as("the old session's acknowledgement removed nothing")
                 .containsExactly(1);
