@@ -13,6 +13,7 @@ import java.util.Base64;
  * {client}_last_packet_id       hash: id = last packet id assigned (wraps 65535 -> 1), score = its
  *                               score, delivered = highest score sent at least once (DUP on
  *                               re-delivery), s&lt;partition&gt; = last source offset applied (replay-proof)
+ * {client}_cleared              string: when the session was last cleared (Unix ms), for ten minutes
  * </pre>
  *
  * The bookkeeping is one hash so storing a message costs one read and one write of it per
