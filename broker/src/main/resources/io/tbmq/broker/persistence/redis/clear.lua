@@ -4,11 +4,9 @@
 -- acknowledgement made before it, one of the session before that another node may still be trying
 -- to remove, since packet ids start again at 1. It is a key of its own, so that the session's hash
 -- never expires (a node of the release before, writing that hash, would keep a time to live on it).
--- Written with pcall: with Redis full (noeviction) and nothing deleted first, a refused mark must
--- not refuse the clear, which only frees memory.
 local elements = redis.call('ZRANGE', KEYS[1], 0, -1)
 for _, k in ipairs(elements) do redis.call('DEL', k) end
 redis.call('DEL', KEYS[1], KEYS[2])
 local now = redis.call('TIME')
-redis.pcall('SET', KEYS[3], now[1] .. string.format('%03d', math.floor(tonumber(now[2]) / 1000)), 'PX', 600000)
+redis.call('SET', KEYS[3], now[1] .. string.format('%03d', math.floor(tonumber(now[2]) / 1000)), 'PX', 600000)
 return #elements
