@@ -72,6 +72,7 @@ public class BrokerApplication {
     private KafkaMessageLog messageLog;
     private KafkaBackbone kafka;
     private RedisConnector redis;
+    private DeviceMessageStore deviceMessages;
     private ApplicationSessions applications;
     private MqttServer server;
     private volatile boolean started;
@@ -114,6 +115,7 @@ public class BrokerApplication {
         redis = new RedisConnector(config.redis(), metrics::redisScript);
         DeviceMessageStore devices = new DeviceMessageStore(redis, new RedisKeys(config.redis().slotGroups()),
                 config.persistence().deviceMessagesLimit(), config.redis().callsPerMaster());
+        deviceMessages = devices;
         DeviceSessionStore deviceSessions = new DeviceSessionStore(devices, config.persistence().reconnectRecheck());
         SessionStores stores = new SessionStores(deviceSessions, new ApplicationSessionStore(applications, deviceSessions),
                 () -> config.persistence().refusePublishesWhileStoreDown() && !redis.reachable());
@@ -283,9 +285,18 @@ public class BrokerApplication {
             sender.flush();
         }
         if (server != null && started) {
+            awaitAcknowledged();
             server.disconnectAll(config.shutdown().serverReference().orElse(null));
             server.awaitClosed(grace);
             server.stop();
+        }
+        if (deviceMessages != null) {
+            // Acknowledgements read since: before this node says it left, as the node adopting its sessions might clear one.
+            int notRemoved = deviceMessages.finish(grace);
+            if (notRemoved > 0) {
+                LOG.warnf("%d acknowledged messages not removed from Redis within %d ms: they come again, with DUP, when their clients reconnect",
+                        notRemoved, grace.toMillis());
+            }
         }
         if (heartbeat != null) {
             heartbeat.cancel(false);
@@ -322,6 +333,34 @@ public class BrokerApplication {
             redis.close();
         }
         LOG.infof("node %s stopped", config.nodeId());
+    }
+
+    /**
+     * Clients acknowledge what they have before they are told to disconnect (nothing new is sent
+     * meanwhile), and their acknowledgements reach Redis before they can reconnect to another node
+     * and load their sessions there. Both within {@code tbmq.shutdown.acknowledgement-wait}.
+     */
+    private void awaitAcknowledged() {
+        server.holdDeliveries();
+        Duration wait = config.shutdown().acknowledgementWait();
+        long deadline = System.nanoTime() + wait.toNanos();
+        int inFlight = server.inFlight();
+        if (inFlight > 0 && !wait.isZero()) {
+            LOG.infof("waiting up to %d ms for clients to acknowledge %d messages in flight", wait.toMillis(), inFlight);
+            int unacknowledged = server.awaitAcknowledged(wait);
+            if (unacknowledged > 0) {
+                LOG.infof("%d messages still unacknowledged after %d ms: they are sent again, with DUP, when their clients reconnect",
+                        unacknowledged, wait.toMillis());
+            }
+        }
+        if (deviceMessages != null) {
+            // What is not written by then is tried again once the connections are closed.
+            deviceMessages.finish(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+        }
+        if (sender != null) {
+            // PUBACKs for what the clients published meanwhile go out before the DISCONNECTs.
+            sender.flush();
+        }
     }
 
     /** This node is alive, and moving topics to new partitions of tbmq.msg.all or not. */

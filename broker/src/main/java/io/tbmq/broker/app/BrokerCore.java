@@ -21,6 +21,7 @@ import io.tbmq.broker.config.SecurityConfig;
 import io.tbmq.broker.metrics.BrokerMetrics;
 import io.tbmq.broker.persistence.SessionStores;
 import io.tbmq.broker.protocol.BrokerServices;
+import io.tbmq.broker.protocol.DeliveryHold;
 import io.tbmq.broker.record.PublishMessage;
 import io.tbmq.broker.retain.RetainedStore;
 import io.tbmq.broker.routing.MessageLog;
@@ -105,7 +106,7 @@ public final class BrokerCore implements AutoCloseable {
         this.inlineCredentials = security.credentials().isPresent();
         this.authenticator = new Authenticator(credentials(security, credentialFiles, loadedCredentials), security.allowAnonymous(),
                 security.passwordCacheSize(), authExecutor != null ? authExecutor : Runnable::run);
-        this.services = new BrokerServices(mqtt, sessions, trie, retained, publisher, authenticator, wills, metrics, timers, stores);
+        this.services = new BrokerServices(mqtt, sessions, trie, retained, publisher, authenticator, wills, metrics, timers, stores, new DeliveryHold());
         metrics.gauge("tbmq.sessions", "sessions on this node", sessions::size);
         metrics.gauge("tbmq.subscriptions", "subscriptions in the trie", trie::size);
         metrics.gauge("tbmq.retained.messages", "retained messages", retained::size);

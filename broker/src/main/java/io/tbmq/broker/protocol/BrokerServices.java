@@ -18,5 +18,5 @@ import io.tbmq.broker.will.WillService;
  */
 public record BrokerServices(MqttConfig mqtt, SessionRegistry sessions, SubscriptionTrie trie, RetainedStore retained,
         Publisher publisher, Authenticator authenticator, WillService wills, BrokerMetrics metrics,
-        ScheduledExecutorService timers, SessionStores stores) {
+        ScheduledExecutorService timers, SessionStores stores, DeliveryHold deliveryHold) {
 }

@@ -21,6 +21,7 @@ import io.tbmq.broker.auth.Acl;
 import io.tbmq.broker.auth.ClientIdentity;
 import io.tbmq.broker.auth.Recheck;
 import io.tbmq.broker.record.OutboundMessage;
+import io.tbmq.broker.record.Persistence;
 import io.tbmq.broker.record.PublishMessage;
 import io.tbmq.broker.record.Will;
 import io.tbmq.broker.session.DeliverySink;
@@ -456,7 +457,22 @@ public final class Connection implements DeliverySink {
 
     @Override
     public int sendWindow() {
-        return Math.min(clientReceiveMaximum, broker.mqtt().maxInflightToClient());
+        return broker.deliveryHold().held() && outlivesConnection(session) ? 0
+                : Math.min(clientReceiveMaximum, broker.mqtt().maxInflightToClient());
+    }
+
+    /**
+     * QoS 1 and 2 messages sent to the client and not yet acknowledged, of a session whose messages
+     * outlive the connection (held in memory only, they are not sent again anyway). Safe from any
+     * thread: a state read a moment late only shortens or lengthens the drain's wait by a poll.
+     */
+    public int inFlight() {
+        Session s = session;
+        return state != State.CONNECTED || !outlivesConnection(s) ? 0 : s.inflightCount();
+    }
+
+    private static boolean outlivesConnection(Session s) {
+        return s != null && s.persistence() != Persistence.MEMORY;
     }
 
     @Override

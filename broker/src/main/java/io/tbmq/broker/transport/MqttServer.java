@@ -23,6 +23,7 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import io.tbmq.broker.config.ListenersConfig;
 import io.tbmq.broker.protocol.BrokerServices;
 import io.tbmq.broker.protocol.Connection;
+import io.tbmq.broker.util.Countdown;
 
 /**
  * The MQTT listeners: TCP, TLS, WebSocket and secure WebSocket on one set of event loops.
@@ -137,9 +138,34 @@ public final class MqttServer {
         }
     }
 
-    /** Step two: every client gets DISCONNECT (v5, with {@code reasonCode}) and its connection closes. */
+    /** Step two: from now on no client is sent a new QoS 1 or 2 message of a session that outlives its connection. */
+    public void holdDeliveries() {
+        broker.deliveryHold().hold();
+    }
+
     /**
-     * Drain: every connection is told DISCONNECT 0x8B (v5), or 0x9C Use another server with
+     * Step three: waits up to {@code timeout} for the clients to acknowledge the messages they have,
+     * so that what they acknowledged is not sent to them again after they reconnect. Returns how
+     * many were still unacknowledged.
+     */
+    public int awaitAcknowledged(Duration timeout) {
+        return Countdown.awaitZero(this::inFlight, timeout);
+    }
+
+    /** QoS 1 and 2 messages sent and not yet acknowledged, over all connections. */
+    public int inFlight() {
+        int sum = 0;
+        for (Channel ch : connections) {
+            Connection c = Connection.of(ch);
+            if (c != null) {
+                sum += c.inFlight();
+            }
+        }
+        return sum;
+    }
+
+    /**
+     * Step four: every connection is told DISCONNECT 0x8B (v5), or 0x9C Use another server with
      * {@code serverReference} when one is configured, and closed.
      */
     public void disconnectAll(String serverReference) {
@@ -154,15 +180,7 @@ public final class MqttServer {
     }
 
     public void awaitClosed(Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!connections.isEmpty() && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
+        Countdown.awaitZero(connections::size, timeout);
     }
 
     public void stop() {

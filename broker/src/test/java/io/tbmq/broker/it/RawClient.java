@@ -115,6 +115,11 @@ final class RawClient implements AutoCloseable {
         return null;
     }
 
+    /** The next packet of any kind within {@code timeoutMillis}, or null; the caller releases it. */
+    MqttMessage nextPacket(long timeoutMillis) throws IOException {
+        return next(timeoutMillis);
+    }
+
     private MqttMessage next(long timeoutMillis) throws IOException {
         long deadline = System.currentTimeMillis() + timeoutMillis;
         while (pending.isEmpty() && System.currentTimeMillis() < deadline) {

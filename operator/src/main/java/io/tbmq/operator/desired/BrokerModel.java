@@ -192,7 +192,7 @@ public final class BrokerModel {
                             .addToAnnotations(redisPasswordVersion == null ? Map.of() : Map.of(REDIS_PASSWORD_VERSION, redisPasswordVersion))
                         .endMetadata()
                         .withNewSpec()
-                            // The broker drains (DISCONNECT 0x8B to v5 clients) within tbmq.shutdown.grace.
+                            // The broker drains within tbmq.shutdown.acknowledgement-wait + 2 x tbmq.shutdown.grace + closing: 40 s by default.
                             .withTerminationGracePeriodSeconds(60L)
                             .withAffinity(PodPlacement.spreadAcrossNodes(Labels.selector(cluster, COMPONENT)))
                             .withSecurityContext(PodSecurity.pod(UID))

@@ -1,6 +1,7 @@
 package io.tbmq.broker.persistence.redis;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,6 +16,7 @@ import java.util.function.Function;
 
 import org.jboss.logging.Logger;
 
+import io.tbmq.broker.util.Countdown;
 import io.tbmq.broker.util.RateLimitedLog;
 
 /**
@@ -309,6 +311,17 @@ final class Acknowledgements {
                 });
             }
         }
+    }
+
+    /**
+     * The node stops: sends what is gathered and what waits to be tried again, and waits up to
+     * {@code timeout} for Redis to take it (a call that fails is still tried again on its timer
+     * meanwhile). Returns how many are left not done with.
+     */
+    int finish(Duration timeout) {
+        send(true);
+        redis.flushNow();
+        return Countdown.awaitZero(outstanding::get, timeout);
     }
 
     /** Done with: removed, given up, or dropped after a let-go. */

@@ -1,6 +1,7 @@
 package io.tbmq.broker.persistence.redis;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -287,6 +288,16 @@ public final class DeviceMessageStore {
      */
     public void letGo(String clientId) {
         acknowledgements.letGo(clientId);
+    }
+
+    /**
+     * The node stops and no client can acknowledge any more: the acknowledgements not yet removed
+     * (gathered, or failed and waiting to be tried again) are sent now, and this waits up to
+     * {@code timeout} for Redis to take them. Returns how many it did not take: those messages come
+     * again, with DUP, when their clients reconnect.
+     */
+    public int finish(Duration timeout) {
+        return acknowledgements.finish(timeout);
     }
 
     /** Sends the gathered acknowledgements now. */
