@@ -263,15 +263,22 @@ public final class RedisConnector implements AutoCloseable {
     /** Runs a script by EVALSHA; on NOSCRIPT by EVAL, which loads it again. */
     public CompletableFuture<Object> script(LuaScript script, byte[][] keys, byte[]... args) {
         long start = System.nanoTime();
+        CompletableFuture<Object> done = timed(script, null, start);
+        attempt(script, keys, args, done, start, 0);
+        return done;
+    }
+
+    /** A call's future, reported to the script timer and, when slow, in the log once it completes; {@code master} if sent to one. */
+    private CompletableFuture<Object> timed(LuaScript script, Master master, long start) {
         CompletableFuture<Object> done = new CompletableFuture<>();
         done.whenComplete((v, e) -> {
             long nanos = System.nanoTime() - start;
             scriptTimer.completed(script.name(), nanos, e != null);
             if (nanos >= SLOW_SCRIPT_NANOS) {
-                SLOW.info("script %s took %d ms%s", script.name(), nanos / 1_000_000, e == null ? "" : " and failed: " + unwrap(e));
+                String on = master == null ? "" : " on " + master.host() + ":" + master.port();
+                SLOW.info("script %s%s took %d ms%s", script.name(), on, nanos / 1_000_000, e == null ? "" : " and failed: " + unwrap(e));
             }
         });
-        attempt(script, keys, args, done, start, 0);
         return done;
     }
 
@@ -433,8 +440,7 @@ public final class RedisConnector implements AutoCloseable {
      */
     public CompletableFuture<Object> scriptOn(Master master, LuaScript script, byte[]... args) {
         long start = System.nanoTime();
-        CompletableFuture<Object> done = new CompletableFuture<>();
-        done.whenComplete((v, e) -> scriptTimer.completed(script.name(), System.nanoTime() - start, e != null));
+        CompletableFuture<Object> done = timed(script, master, start);
         if (!(connection instanceof StatefulRedisClusterConnection<byte[], byte[]> c)) {
             done.completeExceptionally(new IllegalStateException("Redis Cluster not connected: " + lastError));
             return done;

@@ -13,10 +13,15 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -68,6 +73,45 @@ class DeviceMessageStoreMastersIT {
         }
         if (cluster != null) {
             cluster.close();
+        }
+    }
+
+    @Test
+    void aSlowCallToOneMasterIsLoggedWithThatMaster() throws Exception {
+        List<String> lines = new CopyOnWriteArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                lines.add(r.getMessage());
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger(RedisConnector.class.getName());
+        log.addHandler(capture);
+        RedisNode master = cluster.nodes().get(0);
+        try {
+            CompletableFuture<?> stored;
+            master.process().suspend();
+            try {
+                stored = store.add(batch("slow-", 1), c -> false);
+                Thread.sleep(1_500);
+            } finally {
+                master.process().resume();
+            }
+            stored.get(10, TimeUnit.SECONDS);
+            // Logged as the call completes, possibly just after the caller heard of it.
+            String named = "script add on .+:" + master.port() + " took \\d+ ms";
+            Awaitility.await().atMost(5, TimeUnit.SECONDS).untilAsserted(() -> assertThat(lines)
+                    .as("the log names the master that was slow").anyMatch(l -> l.matches(named)));
+        } finally {
+            log.removeHandler(capture);
         }
     }
 
