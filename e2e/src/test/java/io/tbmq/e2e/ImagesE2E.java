@@ -70,7 +70,11 @@ class ImagesE2E {
             }
         }
         for (Path m : mounts) {
-            new ProcessBuilder("umount", m.toString()).inheritIO().start().waitFor();
+            if (new ProcessBuilder("umount", m.toString()).inheritIO().start().waitFor() != 0) {
+                // Still busy (a process of the image not yet gone): detached now, freed when it is, so that no
+                // /proc stays mounted under target/ for the next clean or `rm -rf` of the tree to walk into.
+                new ProcessBuilder("umount", "-l", m.toString()).inheritIO().start().waitFor();
+            }
         }
     }
 
