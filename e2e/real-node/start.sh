@@ -276,6 +276,19 @@ until [ "$("${KC[@]}" get node "$NODE_NAME" -o jsonpath='{.status.conditions[?(@
 done
 log "node $NODE_NAME Ready (containerd + kubelet took $(( $(now_ms) - TN ))ms)"
 
+# ------------------------------------------------------------------ service CIDR guard
+# A connection to a ClusterIP that kube-proxy's rules neither DNAT nor reject (seen while it rewrites them as
+# endpoints change) leaves by the default route. This VM's egress proxy accepts any TCP connection there and
+# answers "HTTP/1.1 400 Bad Request"; a Kafka client reads "HTTP" as a 1.2 GB frame size and its JVM runs out of
+# heap. Refused here instead, as kube-proxy refuses a Service without endpoints. Packets kube-proxy DNATs carry a
+# pod address by the time the filter table sees them, so only strays match. stop.sh removes the TBMQ-* chain.
+iptables -N TBMQ-SERVICE-GUARD 2>/dev/null || iptables -F TBMQ-SERVICE-GUARD
+iptables -A TBMQ-SERVICE-GUARD -d "$SERVICE_CIDR" -p tcp -j REJECT --reject-with tcp-reset
+iptables -A TBMQ-SERVICE-GUARD -d "$SERVICE_CIDR" -j REJECT --reject-with icmp-port-unreachable
+for c in FORWARD OUTPUT; do
+  iptables -C $c -j TBMQ-SERVICE-GUARD 2>/dev/null || iptables -I $c 1 -j TBMQ-SERVICE-GUARD
+done
+
 # ------------------------------------------------------------------ kube-proxy (iptables)
 cat > "$RUN/kube-proxy-config.yaml" <<EOF
 apiVersion: kubeproxy.config.k8s.io/v1alpha1

@@ -6,7 +6,7 @@
 #     containerd recorded under $REAL_NODE_ROOT/containerd/state (never by name)
 #  3. containerd, controller-manager, scheduler, apiserver, etcd (recorded PIDs, each checked against the
 #     executable start.sh recorded, so a reused PID is never killed)
-#  4. host: unmounts everything under $REAL_NODE_ROOT, drops KUBE-* (and new CNI-*) iptables chains, new empty
+#  4. host: unmounts everything under $REAL_NODE_ROOT, drops KUBE-*, TBMQ-* (and new CNI-*) iptables chains, new empty
 #     nftables tables, the pod bridge, empty kubepods cgroups, our hostPath PV dirs, host paths that did not exist
 #     before, and restores the sysctls saved at start.
 # Keeps $RUN/logs and the containerd image store (next start is faster).
@@ -90,10 +90,10 @@ done
 left=$(awk '{print $2}' /proc/mounts | grep -cE "^$R/")
 [ "$left" -eq 0 ] || log "WARNING: $left mounts left under $R"
 
-# iptables (both families, all tables): jumps into KUBE-* chains, then the chains; CNI-* likewise unless CNI-*
+# iptables (both families, all tables): jumps into KUBE-* and TBMQ-* chains, then the chains; CNI-* likewise unless CNI-*
 # chains existed before start (CNI DEL removes per-pod chains; portmap's CNI-HOSTPORT-* stay otherwise)
-PREFIX='KUBE-'
-[ -f "$RUN/cni-chains-before" ] || PREFIX='(KUBE|CNI)-'
+PREFIX='(KUBE|TBMQ)-'
+[ -f "$RUN/cni-chains-before" ] || PREFIX='(KUBE|CNI|TBMQ)-'
 for ipt in iptables ip6tables; do
   command -v $ipt >/dev/null || continue
   for t in filter nat mangle raw; do
