@@ -10,6 +10,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.common.config.TopicConfig;
 import org.jboss.logging.Logger;
 
@@ -29,6 +30,7 @@ import io.tbmq.broker.kafka.CompactedTail;
 import io.tbmq.broker.kafka.KafkaBackbone;
 import io.tbmq.broker.kafka.KafkaClients;
 import io.tbmq.broker.kafka.KafkaDestinations;
+import io.tbmq.broker.kafka.KafkaListenerCheck;
 import io.tbmq.broker.kafka.KafkaMessageLog;
 import io.tbmq.broker.kafka.KafkaSender;
 import io.tbmq.broker.kafka.KafkaTopics;
@@ -103,6 +105,9 @@ public class BrokerApplication {
         this.topics = topics;
         KafkaClients clients = new KafkaClients(config.kafka(), node);
         BrokerMetrics metrics = new BrokerMetrics(registry);
+        java.util.Properties kafkaCommon = clients.common("listener-check");
+        new KafkaListenerCheck(Duration.ofSeconds(3)).verify(kafkaCommon.getProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG),
+                kafkaCommon.getProperty(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "PLAINTEXT"));
         sender = new KafkaSender(clients);
         kafka = new KafkaBackbone(config.kafka(), clients);
         NodeLiveness liveness = new NodeLiveness(node, config.cluster().nodeTimeout());
