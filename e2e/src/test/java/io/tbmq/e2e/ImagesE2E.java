@@ -135,13 +135,23 @@ class ImagesE2E {
             Thread answer = Thread.ofVirtual().start(() -> {
                 while (!notKafka.isClosed()) {
                     try (Socket s = notKafka.accept()) {
-                        s.getInputStream().read(new byte[512]);
-                        // a size of 2 GiB, as a reply from a TLS or HTTP port reads to a Kafka client
-                        s.getOutputStream().write(new byte[] {0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xf0, 0, 0, 0, 0});
+                        java.io.DataInputStream in = new java.io.DataInputStream(s.getInputStream());
+                        byte[] request = new byte[in.readInt()];
+                        in.readFully(request);
+                        if (new String(request, java.nio.charset.StandardCharsets.ISO_8859_1).contains("tbmq-listener-check")) {
+                            // The broker's start-up check of its bootstrap address gets a Kafka reply (its
+                            // correlation id, error 0): the clients' later connections meet the bad size.
+                            s.getOutputStream().write(new byte[] {0, 0, 0, 6, request[4], request[5], request[6], request[7], 0, 0});
+                        } else {
+                            // a size of 2 GiB, as a reply from a TLS or HTTP port reads to a Kafka client
+                            s.getOutputStream().write(new byte[] {0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xf0, 0, 0, 0, 0});
+                        }
                         s.getOutputStream().flush();
                         Thread.sleep(2_000);
-                    } catch (IOException | InterruptedException e) {
+                    } catch (InterruptedException e) {
                         return;
+                    } catch (IOException e) {
+                        // a connection that ended early, or the socket closed (the loop ends then)
                     }
                 }
             });
