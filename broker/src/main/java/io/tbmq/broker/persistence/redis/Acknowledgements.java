@@ -66,7 +66,8 @@ final class Acknowledgements {
 
     private final ConcurrentLinkedQueue<Ack> gathered = new ConcurrentLinkedQueue<>();
     private final AtomicInteger gatheredCount = new AtomicInteger();
-    private final ConcurrentLinkedQueue<Ack> retries = new ConcurrentLinkedQueue<>();
+    /** Per client, so that a load takes its client's own without a scan of everyone's. */
+    private final ConcurrentHashMap<String, List<Ack>> retries = new ConcurrentHashMap<>();
     private final AtomicInteger retryCount = new AtomicInteger();
     private final AtomicBoolean retryArmed = new AtomicBoolean();
     private final AtomicLong retryDelay = new AtomicLong(FIRST_RETRY_NANOS);
@@ -116,7 +117,16 @@ final class Acknowledgements {
 
     /** Sends what is gathered; those to try again wait for their timer. */
     void flush() {
-        send(false);
+        send(false, null);
+    }
+
+    /**
+     * Sends what is gathered and the client's own acknowledgements waiting to be tried again, before
+     * its session is loaded: otherwise a client back within the backoff (up to 5 s) after Redis
+     * failed would get those messages again, with DUP. Others keep waiting for their timer.
+     */
+    void flushFor(String clientId) {
+        send(false, clientId);
     }
 
     /**
@@ -137,16 +147,21 @@ final class Acknowledgements {
         }
     }
 
-    /** Synchronized so that a load or clear issued after it is written after these calls. */
-    private synchronized void send(boolean withRetries) {
+    /**
+     * Sends what is gathered, with every acknowledgement waiting to be tried again or only
+     * {@code client}'s (none when null). Synchronized so that a load or clear issued after it is
+     * written after these calls.
+     */
+    private synchronized void send(boolean withRetries, String client) {
         Map<Object, Map<String, List<Ack>>> calls = new LinkedHashMap<>();
-        Ack ack;
         if (withRetries) {
-            while ((ack = retries.poll()) != null) {
-                retryCount.decrementAndGet();
-                gather(calls, callGroup, ack);
+            for (String waiting : retries.keySet()) {
+                takeRetries(waiting, calls);
             }
+        } else if (client != null) {
+            takeRetries(client, calls);
         }
+        Ack ack;
         if (gatheredCount.get() > 0) {
             while ((ack = gathered.poll()) != null) {
                 gatheredCount.decrementAndGet();
@@ -155,6 +170,17 @@ final class Acknowledgements {
         }
         for (Map.Entry<Object, Map<String, List<Ack>>> call : calls.entrySet()) {
             sendInChunks(call.getKey(), call.getValue());
+        }
+    }
+
+    private void takeRetries(String client, Map<Object, Map<String, List<Ack>>> calls) {
+        List<Ack> waiting = retries.remove(client);
+        if (waiting == null) {
+            return;
+        }
+        retryCount.addAndGet(-waiting.size());
+        for (Ack ack : waiting) {
+            gather(calls, callGroup, ack);
         }
     }
 
@@ -294,7 +320,12 @@ final class Acknowledgements {
                 continue;
             }
             retryCount.incrementAndGet();
-            retries.add(failed);
+            // The list is changed only inside compute, and owned by whoever removed it from the map.
+            retries.compute(failed.clientId(), (client, waiting) -> {
+                List<Ack> list = waiting == null ? new ArrayList<>() : waiting;
+                list.add(failed);
+                return list;
+            });
             again++;
         }
         done(sent.size() - again);
@@ -307,7 +338,7 @@ final class Acknowledgements {
             if (retryArmed.compareAndSet(false, true)) {
                 redis.after(retryDelay.getAndUpdate(d -> Math.min(2 * d, LAST_RETRY_NANOS)), () -> {
                     retryArmed.set(false);
-                    send(true);
+                    send(true, null);
                 });
             }
         }
@@ -319,7 +350,7 @@ final class Acknowledgements {
      * meanwhile). Returns how many are left not done with.
      */
     int finish(Duration timeout) {
-        send(true);
+        send(true, null);
         redis.flushNow();
         return Countdown.awaitZero(outstanding::get, timeout);
     }

@@ -254,8 +254,9 @@ public final class DeviceMessageStore {
     }
 
     public CompletableFuture<Loaded> load(String clientId) {
-        // Acknowledgements gathered so far go first: what the client acknowledged is not loaded again.
-        acknowledgements.flush();
+        // Acknowledgements gathered so far, and the client's own waiting to be tried again, go first:
+        // what the client acknowledged is not loaded again.
+        acknowledgements.flushFor(clientId);
         byte[][] keyArray = {keys.messages(clientId), keys.lastPacketId(clientId)};
         CompletableFuture<Loaded> loaded = redis.script(load, keyArray).thenApply(result -> {
             List<?> flat = (List<?>) result;

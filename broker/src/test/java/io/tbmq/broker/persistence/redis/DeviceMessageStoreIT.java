@@ -86,6 +86,31 @@ class DeviceMessageStoreIT {
     }
 
     @Test
+    void aClientBackWithinTheBackoffHasItsOwnFailedRemovalSentBeforeItsSessionLoads() throws Exception {
+        DeviceMessageStore node = new DeviceMessageStore(connector, new RedisKeys(0), 1000); // a backoff of its own
+        assertThat(packetIds(node.add(Map.of("back", List.of(message(1), message(2))), c -> false).get().get("back")))
+                .containsExactly(1, 2);
+        // Both scripts cached first, so neither call below is re-sent after NOSCRIPT (which would reorder them).
+        assertThat(node.load("back").get().entries()).hasSize(2);
+        node.acknowledge("warm", 1);
+        node.flushAcks();
+        await().atMost(Duration.ofSeconds(10)).until(() -> node.outstandingAcks() == 0);
+        long failedBefore = node.failedRemovals();
+        assertThat(redisCli("ACL SETUSER default -eval -evalsha")).startsWith("+OK");
+        try {
+            node.acknowledge("back", 1);
+            node.flushAcks();
+            // Tries at 0, 0.2, 0.6, 1.4 and 3.0 s: the next waits 3.2 s, far longer than the load below takes.
+            await().atMost(Duration.ofSeconds(20)).until(() -> node.failedRemovals() - failedBefore >= 5);
+        } finally {
+            await().atMost(Duration.ofSeconds(10)).until(() -> redisCli("ACL SETUSER default +@all").startsWith("+OK"));
+        }
+        assertThat(node.load("back").get().entries()).extracting(DeviceMessageStore.Entry::packetId)
+                .as("what the session loads: its acknowledgement went first, not at the next try").containsExactly(2);
+        assertThat(node.outstandingAcks()).isZero();
+    }
+
+    @Test
     void aClearWhileARemovalWaitsToBeTriedAgainKeepsTheNextSessionsMessageUnderTheSamePacketId() throws Exception {
         assertThat(packetIds(add("renewed", message(1), message(2)))).containsExactly(1, 2);
         // remove.lua fails at ZREM; clear.lua and add.lua do not use it.
