@@ -1,5 +1,6 @@
 package io.tbmq.operator.validation;
 
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -25,6 +26,11 @@ import io.tbmq.operator.api.TbmqClusterSpec;
  * existed) and adds what a schema cannot express. Each error names the field.
  */
 public final class SpecValidator {
+    /**
+     * Beyond any node's cores; the broker's request also sizes its memory and broker count in whole
+     * millicores, which would overflow long before Kubernetes' own limit.
+     */
+    static final int MAX_CPU_CORES = 1024;
     private static final Pattern HOST_PORT = Pattern.compile("^[A-Za-z0-9._\\-\\[\\]:]+:[0-9]{1,5}$");
     private static final Pattern DURATION = Pattern.compile(PersistenceSpec.DURATION);
 
@@ -218,6 +224,9 @@ public final class SpecValidator {
             values.forEach((name, q) -> {
                 if (q == null || !positiveQuantity(q.toString())) {
                     errors.add(new FieldError(field + "." + kind + "." + name, "'" + q + "' is not a positive quantity"));
+                } else if (name.equals("cpu") && Quantity.getAmountInBytes(q).compareTo(BigDecimal.valueOf(MAX_CPU_CORES)) > 0) {
+                    errors.add(new FieldError(field + "." + kind + "." + name, "'" + q + "' is more than the " + MAX_CPU_CORES
+                            + " cores one pod may ask for"));
                 }
             });
         }

@@ -177,4 +177,26 @@ class SpecValidatorTest {
         spec.getRedis().getStorage().setSize("lots");
         assertThat(fields(spec)).containsExactlyInAnyOrder("spec.broker.resources.requests.cpu", "spec.redis.storage.size");
     }
+
+    @Test
+    void aCpuQuantityBeyondAnyNodeIsRefusedBeforeTheSizingReadsIt() {
+        TbmqClusterSpec spec = valid();
+        ResourceRequirements r = new ResourceRequirements();
+        // 3,000,000 cores: 3e9 millicores, past what the sizing counts in
+        r.setRequests(Map.of("cpu", new Quantity("3000000")));
+        spec.getBroker().setResources(r);
+        ResourceRequirements kafka = new ResourceRequirements();
+        kafka.setLimits(Map.of("cpu", new Quantity("1025")));
+        spec.getKafka().setResources(kafka);
+
+        List<FieldError> errors = SpecValidator.validate(spec);
+        assertThat(errors).extracting(FieldError::field).containsExactlyInAnyOrder("spec.broker.resources.requests.cpu",
+                "spec.kafka.resources.limits.cpu");
+        assertThat(errors).extracting(FieldError::message).allSatisfy(m -> assertThat(m).contains("more than the 1024 cores"));
+
+        r.setRequests(Map.of("cpu", new Quantity("1024")));
+        kafka.setLimits(Map.of("cpu", new Quantity("64000m")));
+        assertThat(SpecValidator.validate(spec)).isEmpty();
+        assertThat(io.tbmq.operator.sizing.SizingModel.plan(spec).brokerCpuMillis().value()).isEqualTo(1_024_000);
+    }
 }
