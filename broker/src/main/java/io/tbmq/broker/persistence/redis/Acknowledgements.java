@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -53,6 +54,7 @@ final class Acknowledgements {
     private static final long LET_GO_KEPT_NANOS = RETRY_FOR_NANOS + TimeUnit.MINUTES.toNanos(1);
     private static final long PRUNE_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final long NEVER = Long.MIN_VALUE;
+    private static final CompletableFuture<Void> ANSWERED = CompletableFuture.completedFuture(null);
     private static final Logger LOG = Logger.getLogger(DeviceMessageStore.class);
     private static final RateLimitedLog FAILED = new RateLimitedLog(LOG, 1);
 
@@ -78,6 +80,12 @@ final class Acknowledgements {
     /** Per client, its last let-go while acknowledgements were outstanding; kept for {@link #LET_GO_KEPT_NANOS}. */
     private final ConcurrentHashMap<String, LetGo> letGo = new ConcurrentHashMap<>();
     private final AtomicLong lastPrune = new AtomicLong(System.nanoTime());
+    /**
+     * Per client, its removal calls not answered yet (one future for all of them). A call may go out
+     * again after a later one (re-sent as EVAL after NOSCRIPT, after a slot move or while its slot
+     * moves), so a load waits for these rather than relying on the order it was written in.
+     */
+    private final ConcurrentHashMap<String, CompletableFuture<Void>> unanswered = new ConcurrentHashMap<>();
     private final AtomicLong failedRemovals = new AtomicLong();
 
     /**
@@ -124,9 +132,15 @@ final class Acknowledgements {
      * Sends what is gathered and the client's own acknowledgements waiting to be tried again, before
      * its session is loaded: otherwise a client back within the backoff (up to 5 s) after Redis
      * failed would get those messages again, with DUP. Others keep waiting for their timer.
+     *
+     * <p>Returns when every removal call with the client's acknowledgements is answered (or failed):
+     * the load goes after that. Written after them is not enough: a removal re-sent as EVAL after
+     * NOSCRIPT (Redis restarted, or a replica took over, without remove.lua cached but with
+     * load.lua cached again by another client's load) would run after the load.
      */
-    void flushFor(String clientId) {
+    CompletableFuture<Void> flushFor(String clientId) {
         send(false, clientId);
+        return unanswered.getOrDefault(clientId, ANSWERED);
     }
 
     /**
@@ -246,16 +260,17 @@ final class Acknowledgements {
             }
         }
         if (!(group instanceof RedisConnector.Master master)) {
-            redis.script(remove, keyArray, args.toArray(byte[][]::new)).whenComplete((v, e) -> {
+            track(clients, redis.script(remove, keyArray, args.toArray(byte[][]::new)).whenComplete((v, e) -> {
                 if (e != null) {
                     failed(sent, e);
                 } else {
                     removed(sent, sent.size());
                 }
-            });
+            }));
             return;
         }
-        redis.scriptOn(master, remove, args.toArray(byte[][]::new)).whenComplete((result, error) -> {
+        // Tracked until its handler ran: a client whose slot moved is tracked in its new call by then.
+        track(clients, redis.scriptOn(master, remove, args.toArray(byte[][]::new)).whenComplete((result, error) -> {
             if (error != null) {
                 failed(sent, error);
                 return;
@@ -269,6 +284,27 @@ final class Acknowledgements {
                 return;
             }
             removed(sent, sent.size() - again(elsewhere, byClient));
+        }));
+    }
+
+    /** Marks {@code clients}' removals unanswered until {@code call} completes, with any of theirs still unanswered. */
+    private void track(List<String> clients, CompletableFuture<?> call) {
+        if (call.isDone()) {
+            return;
+        }
+        CompletableFuture<Void> answered = call.handle((v, e) -> null);
+        for (String client : clients) {
+            CompletableFuture<Void> all = unanswered.compute(client,
+                    (c, earlier) -> earlier == null || earlier.isDone() ? answered : CompletableFuture.allOf(earlier, answered));
+            if (all != answered) {
+                // Outside compute: a future already complete runs its action at once, which removes from the map.
+                all.whenComplete((v, e) -> unanswered.remove(client, all));
+            }
+        }
+        answered.whenComplete((v, e) -> {
+            for (String client : clients) {
+                unanswered.remove(client, answered);
+            }
         });
     }
 

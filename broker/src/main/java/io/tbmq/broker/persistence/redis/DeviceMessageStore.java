@@ -254,9 +254,17 @@ public final class DeviceMessageStore {
     }
 
     public CompletableFuture<Loaded> load(String clientId) {
-        // Acknowledgements gathered so far, and the client's own waiting to be tried again, go first:
-        // what the client acknowledged is not loaded again.
-        acknowledgements.flushFor(clientId);
+        // Acknowledgements gathered so far, and the client's own waiting to be tried again, go first,
+        // and the load waits for the client's to be answered: what it acknowledged is not loaded again.
+        CompletableFuture<Void> removals = acknowledgements.flushFor(clientId);
+        if (removals.isDone()) {
+            return loadNow(clientId);
+        }
+        redis.flushNow();
+        return removals.thenCompose(answered -> loadNow(clientId));
+    }
+
+    private CompletableFuture<Loaded> loadNow(String clientId) {
         byte[][] keyArray = {keys.messages(clientId), keys.lastPacketId(clientId)};
         CompletableFuture<Loaded> loaded = redis.script(load, keyArray).thenApply(result -> {
             List<?> flat = (List<?>) result;

@@ -111,6 +111,22 @@ class DeviceMessageStoreIT {
     }
 
     @Test
+    void aLoadRightAfterRedisLostItsScriptsWaitsForTheClientsRemovalSentAgainAfterNoscript() throws Exception {
+        DeviceMessageStore node = new DeviceMessageStore(connector, new RedisKeys(0), 1000);
+        assertThat(packetIds(node.add(Map.of("restarted", List.of(message(1), message(2))), c -> false).get().get("restarted")))
+                .containsExactly(1, 2);
+        // As after a restart or a failover: no script cached, until another client's load caches load.lua again.
+        assertThat(redisCli("SCRIPT FLUSH")).startsWith("+OK");
+        assertThat(node.load("another").get().entries()).isEmpty();
+
+        // The removal gets NOSCRIPT and goes again as EVAL, after the load's EVALSHA was written.
+        node.acknowledge("restarted", 1);
+        assertThat(node.load("restarted").get().entries()).extracting(DeviceMessageStore.Entry::packetId)
+                .as("what the session loads: not the message it acknowledged").containsExactly(2);
+        assertThat(node.outstandingAcks()).isZero();
+    }
+
+    @Test
     void aClearWhileARemovalWaitsToBeTriedAgainKeepsTheNextSessionsMessageUnderTheSamePacketId() throws Exception {
         assertThat(packetIds(add("renewed", message(1), message(2)))).containsExactly(1, 2);
         // remove.lua fails at ZREM; clear.lua and add.lua do not use it.

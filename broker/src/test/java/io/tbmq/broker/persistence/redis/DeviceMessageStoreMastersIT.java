@@ -53,13 +53,17 @@ class DeviceMessageStoreMastersIT {
         connector = new RedisConnector(TestRedisConfig.cluster(cluster.addresses(), 1000, Duration.ofHours(1))
                 .withFlushInterval(Duration.ofSeconds(2)), ScriptTimer.NONE, Duration.ofHours(1));
         store = new DeviceMessageStore(connector, KEYS, 1000, true);
-        // Every master loads the scripts once (a NOSCRIPT answer costs an EVAL), so that the tests count only their calls.
-        Map<String, List<DeviceMessageStore.Incoming>> warm = batch("warm-", 1);
-        store.add(warm, c -> false).get(10, TimeUnit.SECONDS);
-        for (String client : warm.keySet()) {
-            store.acknowledge(client, 1);
-            store.acknowledge(client, 2);
-        }
+        warmScripts(1);
+    }
+
+    /** Every master loads the scripts once (a NOSCRIPT answer costs an EVAL), so that the tests count only their calls. */
+    private static void warmScripts(long offset) throws Exception {
+        Map<String, List<DeviceMessageStore.Incoming>> warm = batch("warm-", offset);
+        store.add(warm, c -> false).get(10, TimeUnit.SECONDS).forEach((client, assigned) -> {
+            for (int packetId : packetIds(assigned)) {
+                store.acknowledge(client, packetId);
+            }
+        });
         store.flushAcks();
         for (String client : warm.keySet()) {
             awaitZcard(client, 0);
@@ -153,6 +157,25 @@ class DeviceMessageStoreMastersIT {
             awaitZcard(client, 0);
         }
         assertThat(scriptCalls()).as("one remove.lua per master").isEqualTo(3);
+    }
+
+    @Test
+    void aLoadAfterTheMastersLostTheirScriptsWaitsForTheClientsRemovalSentAgainAfterNoscript() throws Exception {
+        String client = "noscript";
+        assertThat(packetIds(store.add(Map.of(client, List.of(incoming(1, "a"), incoming(2, "b"))), c -> false)
+                .get(10, TimeUnit.SECONDS).get(client))).containsExactly(1, 2);
+        try {
+            // As after a failover to a replica: no script cached, until a load caches load.lua again.
+            cluster.nodes().forEach(n -> assertThat(RedisCli.command(n.port(), "SCRIPT FLUSH")).contains("OK"));
+            assertThat(store.load(client).get(10, TimeUnit.SECONDS).entries()).hasSize(2);
+
+            // The removal gets NOSCRIPT on the client's master and goes again as EVAL, after the load's EVALSHA.
+            store.acknowledge(client, 1);
+            assertThat(store.load(client).get(10, TimeUnit.SECONDS).entries()).extracting(DeviceMessageStore.Entry::packetId)
+                    .as("what the session loads: not the message it acknowledged").containsExactly(2);
+        } finally {
+            warmScripts(1_000);
+        }
     }
 
     @Test
