@@ -133,13 +133,22 @@ final class Acknowledgements {
      * its session is loaded: otherwise a client back within the backoff (up to 5 s) after Redis
      * failed would get those messages again, with DUP. Others keep waiting for their timer.
      *
-     * <p>Returns when every removal call with the client's acknowledgements is answered (or failed):
-     * the load goes after that. Written after them is not enough: a removal re-sent as EVAL after
-     * NOSCRIPT (Redis restarted, or a replica took over, without remove.lua cached but with
-     * load.lua cached again by another client's load) would run after the load.
+     * <p>Returns {@link #inFlight} after that: the load goes once they are answered (or failed).
+     * Written after them is not enough: a removal re-sent as EVAL after NOSCRIPT (Redis restarted,
+     * or a replica took over, without remove.lua cached but with load.lua cached again by another
+     * client's load) would run after the load.
      */
     CompletableFuture<Void> flushFor(String clientId) {
         send(false, clientId);
+        return inFlight(clientId);
+    }
+
+    /**
+     * Completes when the client's removal calls in flight now are answered (or failed). Not all it
+     * will have: an answer may send one anew (its slot moved), tracked before that answer counts, so
+     * a caller asks again once this completes.
+     */
+    CompletableFuture<Void> inFlight(String clientId) {
         return unanswered.getOrDefault(clientId, ANSWERED);
     }
 

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Persistent sessions of DEVICE clients in Redis (standalone or Cluster), through the Lua scripts
@@ -26,6 +27,13 @@ import java.util.concurrent.CompletableFuture;
 public final class DeviceMessageStore {
     /** Messages in one script call at most, so a large backlog never blocks Redis for long. */
     private static final int MAX_MESSAGES_PER_CALL = 500;
+    /**
+     * How long, and through how many rounds of removals sent anew, a load waits for its client's
+     * removals: a slot's move sends one anew once (a redirect and a NOSCRIPT's EVAL are within one
+     * call); more rounds mean the slot keeps moving.
+     */
+    private static final long REMOVALS_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
+    private static final int REMOVALS_ROUNDS = 4;
     private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(DeviceMessageStore.class);
     private static final io.tbmq.broker.util.RateLimitedLog FAILED = new io.tbmq.broker.util.RateLimitedLog(LOG, 1);
 
@@ -261,7 +269,25 @@ public final class DeviceMessageStore {
             return loadNow(clientId);
         }
         redis.flushNow();
-        return removals.thenCompose(answered -> loadNow(clientId));
+        return afterRemovals(clientId, removals, System.nanoTime() + REMOVALS_WAIT_NANOS, 1).thenCompose(answered -> loadNow(clientId));
+    }
+
+    /**
+     * Once {@code removals} are answered, the client's removals in flight then: an answer may have
+     * sent one anew, to the slot's new master (which may answer NOSCRIPT and take it again as EVAL).
+     * A removal that failed meanwhile waits for its retry; the load does not send it again at once,
+     * which would press a Redis that is failing over with one call per reconnecting client.
+     */
+    private CompletableFuture<Void> afterRemovals(String clientId, CompletableFuture<Void> removals, long deadline, int round) {
+        long remaining = deadline - System.nanoTime();
+        if (removals.isDone() || round > REMOVALS_ROUNDS || remaining <= 0) {
+            // Past the bound a slot keeps moving or Redis is failing: the session loads anyway, and what
+            // was acknowledged may come again, with DUP.
+            return CompletableFuture.completedFuture(null);
+        }
+        // A copy: the future is shared with other loads of the client, which the timeout must not release.
+        return removals.copy().completeOnTimeout(null, remaining, TimeUnit.NANOSECONDS)
+                .thenCompose(answered -> afterRemovals(clientId, acknowledgements.inFlight(clientId), deadline, round + 1));
     }
 
     private CompletableFuture<Loaded> loadNow(String clientId) {

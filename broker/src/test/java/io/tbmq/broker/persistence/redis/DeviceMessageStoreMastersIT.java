@@ -26,6 +26,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import io.tbmq.localstack.RedisCli;
 import io.tbmq.localstack.RedisCluster;
 import io.tbmq.localstack.RedisNode;
@@ -179,6 +181,46 @@ class DeviceMessageStoreMastersIT {
     }
 
     @Test
+    void aLoadWaitsForTheRemovalSentAnewToTheClientsNewMasterWhereItGetsNoscript() throws Exception {
+        String client = "slot-mover";
+        int slot = slotOf(client);
+        for (String prefix : List.of("warm-", "slow-", "many-", "moved-")) {
+            // The slot moves and back: a client of another test there could be counted in an extra call.
+            assertThat(batch(prefix, 1).keySet()).as("clients of the other tests").noneMatch(c -> slotOf(c) == slot);
+        }
+        assertThat(packetIds(store.add(Map.of(client, List.of(incoming(1, "a"), incoming(2, "b"))), c -> false)
+                .get(10, TimeUnit.SECONDS).get(client))).containsExactly(1, 2);
+        RedisNode source = owner(slot);
+        RedisNode target = cluster.nodes().stream().filter(n -> n != source).findFirst().orElseThrow();
+        try {
+            move(slot, source, target);
+            // As a master just added by a scale-up: load.lua cached by another client's load, remove.lua not yet.
+            assertThat(RedisCli.command(target.port(), "SCRIPT FLUSH")).contains("OK");
+            cache(target, LuaScript.load("load"));
+            resetStats();
+
+            // The removal goes to the old master, which leaves the client out; sent anew, Redis redirects it to
+            // the new one, where it gets NOSCRIPT and goes again as EVAL: the load waits for that one too.
+            store.acknowledge(client, 1);
+            assertThat(store.load(client).get(10, TimeUnit.SECONDS).entries()).extracting(DeviceMessageStore.Entry::packetId)
+                    .as("what the session loads: not the message it acknowledged").containsExactly(2);
+            assertThat(scriptStat(source, "calls")).as("the old master ran the removal that left the client out").isEqualTo(1);
+            assertThat(scriptStat(target, "calls")).as("the new one: the removal's EVALSHA and EVAL, and the load").isEqualTo(3);
+            assertThat(scriptStat(target, "failed_calls")).as("NOSCRIPT").isEqualTo(1);
+        } finally {
+            move(slot, target, source);
+            // The connector may have learned the move from a redirect (at most one refresh a second): it routes there again.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+            while (connector.masterOf(KEYS.messages(client)).port() != source.port() && System.nanoTime() < deadline) {
+                Thread.sleep(1100);
+                store.load(client).get(10, TimeUnit.SECONDS);
+            }
+            awaitConnectorSees(client, source);
+            warmScripts(2_000);
+        }
+    }
+
+    @Test
     void aClientWhoseSlotMovedUnseenIsLeftOutOfItsOldMastersCallAndStoredAndAcknowledgedOnItsNewOne() throws Exception {
         Map<String, List<DeviceMessageStore.Incoming>> first = batch("moved-", 200);
         store.add(first, c -> false).get(10, TimeUnit.SECONDS);
@@ -204,12 +246,7 @@ class DeviceMessageStoreMastersIT {
                 .isEqualTo(4);
 
         // Lettuce learns the move from the redirect; the slot then moves back, unseen again.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while ((connector.masterOf(KEYS.messages(mover)) == null || connector.masterOf(KEYS.messages(mover)).port() != target.port())
-                && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-        }
-        assertThat(connector.masterOf(KEYS.messages(mover)).port()).isEqualTo(target.port());
+        awaitConnectorSees(mover, target);
         move(slot, target, source);
 
         resetStats();
@@ -251,6 +288,26 @@ class DeviceMessageStoreMastersIT {
         }
     }
 
+    /** Loads a script into one node's cache, as a call of it there would. */
+    private static void cache(RedisNode node, LuaScript script) {
+        RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", node.port()));
+        try (var connection = client.connect()) {
+            assertThat(connection.sync().scriptLoad(script.body())).isEqualTo(script.sha());
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    /** Waits until the connector routes the client's keys to {@code master} (Lettuce learns a move from a redirect). */
+    private static void awaitConnectorSees(String client, RedisNode master) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while ((connector.masterOf(KEYS.messages(client)) == null || connector.masterOf(KEYS.messages(client)).port() != master.port())
+                && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertThat(connector.masterOf(KEYS.messages(client)).port()).isEqualTo(master.port());
+    }
+
     private static int slotOf(String client) {
         return ClusterReplies.slot(cluster.nodes().get(0), KEYS.messages(client));
     }
@@ -270,13 +327,15 @@ class DeviceMessageStoreMastersIT {
     }
 
     private static long scriptStat(String field) {
+        return cluster.nodes().stream().mapToLong(n -> scriptStat(n, field)).sum();
+    }
+
+    /** On one node: EVALSHA and EVAL calls since the last reset (or those that raised an error, with "failed_calls"). */
+    private static long scriptStat(RedisNode node, String field) {
         long total = 0;
-        Pattern p = Pattern.compile("cmdstat_(evalsha|eval):.*?\\b" + field + "=(\\d+)");
-        for (RedisNode n : cluster.nodes()) {
-            Matcher m = p.matcher(RedisCli.command(n.port(), "INFO commandstats"));
-            while (m.find()) {
-                total += Long.parseLong(m.group(2));
-            }
+        Matcher m = Pattern.compile("cmdstat_(evalsha|eval):.*?\\b" + field + "=(\\d+)").matcher(RedisCli.command(node.port(), "INFO commandstats"));
+        while (m.find()) {
+            total += Long.parseLong(m.group(2));
         }
         return total;
     }
