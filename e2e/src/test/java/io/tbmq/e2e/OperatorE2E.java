@@ -201,9 +201,9 @@ class OperatorE2E {
         for (int i = 0; i < 3; i++) {
             RedisClient open = RedisClient.create(RedisURI.create("127.0.0.1", redis.get(i).port()));
             try {
-                // Refused in the handshake (HELLO, or PING), or at the first command. A connection closed
-                // before any answer (CI saw Lettuce's "RedisHandshakeHandler not registered" once) says
-                // nothing either way: asked again, up to three times; one that is served fails at once.
+                // Refused in the handshake (HELLO, or PING), or at the first command. Lettuce reports about
+                // one refused handshake in fifty as "RedisHandshakeHandler not registered", without Redis'
+                // answer: asked again, up to three times; one that is served fails at once.
                 Throwable refusal = null;
                 for (int attempt = 0; attempt < 3; attempt++) {
                     refusal = catchThrowable(() -> {
