@@ -333,6 +333,7 @@ public final class RedisClusterAdmin implements AutoCloseable {
                     return connection;
                 } catch (RedisConnectionException e) {
                     if (handshakeAnswerLost(e) && attempt < HANDSHAKE_ATTEMPTS) {
+                        pause(10L * attempt);
                         continue;
                     }
                     if (!refusedAuthentication(e)) {
@@ -344,6 +345,14 @@ public final class RedisClusterAdmin implements AutoCloseable {
             }
         }
         throw refused;
+    }
+
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /**

@@ -54,7 +54,8 @@ final class Acknowledgements {
     private static final long LET_GO_KEPT_NANOS = RETRY_FOR_NANOS + TimeUnit.MINUTES.toNanos(1);
     private static final long PRUNE_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final long NEVER = Long.MIN_VALUE;
-    private static final CompletableFuture<Void> ANSWERED = CompletableFuture.completedFuture(null);
+    /** What {@link #inFlight} returns for a client with no removal call in flight. */
+    static final CompletableFuture<Void> NONE_IN_FLIGHT = CompletableFuture.completedFuture(null);
     private static final Logger LOG = Logger.getLogger(DeviceMessageStore.class);
     private static final RateLimitedLog FAILED = new RateLimitedLog(LOG, 1);
 
@@ -144,12 +145,13 @@ final class Acknowledgements {
     }
 
     /**
-     * Completes when the client's removal calls in flight now are answered (or failed). Not all it
-     * will have: an answer may send one anew (its slot moved), tracked before that answer counts, so
-     * a caller asks again once this completes.
+     * Completes when the client's removal calls in flight now are answered (or failed);
+     * {@link #NONE_IN_FLIGHT} when there are none. Not all it will have: an answer may send one anew
+     * (its slot moved), tracked before that answer counts, so a caller asks again once this
+     * completes, and is done when it gets the same future back (or none).
      */
     CompletableFuture<Void> inFlight(String clientId) {
-        return unanswered.getOrDefault(clientId, ANSWERED);
+        return unanswered.getOrDefault(clientId, NONE_IN_FLIGHT);
     }
 
     /**

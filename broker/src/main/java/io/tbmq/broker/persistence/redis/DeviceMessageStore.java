@@ -28,9 +28,9 @@ public final class DeviceMessageStore {
     /** Messages in one script call at most, so a large backlog never blocks Redis for long. */
     private static final int MAX_MESSAGES_PER_CALL = 500;
     /**
-     * How long, and through how many rounds of removals sent anew, a load waits for its client's
-     * removals: a slot's move sends one anew once (a redirect and a NOSCRIPT's EVAL are within one
-     * call); more rounds mean the slot keeps moving.
+     * How long a load waits for its client's removals, and for how many generations of them (each
+     * sent anew by an answer of the one before): a slot's move sends one anew once (a redirect and a
+     * NOSCRIPT's EVAL are within one call); more mean the slot keeps moving.
      */
     private static final long REMOVALS_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
     private static final int REMOVALS_ROUNDS = 4;
@@ -264,30 +264,49 @@ public final class DeviceMessageStore {
     public CompletableFuture<Loaded> load(String clientId) {
         // Acknowledgements gathered so far, and the client's own waiting to be tried again, go first,
         // and the load waits for the client's to be answered: what it acknowledged is not loaded again.
-        CompletableFuture<Void> removals = acknowledgements.flushFor(clientId);
+        CompletableFuture<Void> removals = afterRemovals(clientId, acknowledgements.flushFor(clientId),
+                System.nanoTime() + REMOVALS_WAIT_NANOS, 1);
         if (removals.isDone()) {
             return loadNow(clientId);
         }
         redis.flushNow();
-        return afterRemovals(clientId, removals, System.nanoTime() + REMOVALS_WAIT_NANOS, 1).thenCompose(answered -> loadNow(clientId));
+        return removals.thenCompose(answered -> loadNow(clientId));
     }
 
     /**
-     * Once {@code removals} are answered, the client's removals in flight then: an answer may have
-     * sent one anew, to the slot's new master (which may answer NOSCRIPT and take it again as EVAL).
-     * A removal that failed meanwhile waits for its retry; the load does not send it again at once,
-     * which would press a Redis that is failing over with one call per reconnecting client.
+     * Completes once {@code removals}, and whatever their answers sent anew, are answered: an answer
+     * may send a removal again, to the slot's new master (which may answer NOSCRIPT and take it again
+     * as EVAL). Such a one is tracked before the answer counts, so a future that is done and still the
+     * client's latest (or none left) means none was. A removal that failed meanwhile waits for its
+     * retry; the load does not send it again at once, which would press a Redis that is failing over
+     * with one call per reconnecting client.
      */
     private CompletableFuture<Void> afterRemovals(String clientId, CompletableFuture<Void> removals, long deadline, int round) {
+        CompletableFuture<Void> waited = removals;
+        int rounds = round;
+        while (waited.isDone()) {
+            CompletableFuture<Void> latest = acknowledgements.inFlight(clientId);
+            if (latest == waited || latest == Acknowledgements.NONE_IN_FLIGHT) {
+                return latest;
+            }
+            waited = latest;
+            rounds++;
+            if (rounds > REMOVALS_ROUNDS) {
+                break;
+            }
+        }
         long remaining = deadline - System.nanoTime();
-        if (removals.isDone() || round > REMOVALS_ROUNDS || remaining <= 0) {
+        if (rounds > REMOVALS_ROUNDS || remaining <= 0) {
             // Past the bound a slot keeps moving or Redis is failing: the session loads anyway, and what
             // was acknowledged may come again, with DUP.
             return CompletableFuture.completedFuture(null);
         }
+        CompletableFuture<Void> next = waited;
+        int nextRound = rounds;
         // A copy: the future is shared with other loads of the client, which the timeout must not release.
-        return removals.copy().completeOnTimeout(null, remaining, TimeUnit.NANOSECONDS)
-                .thenCompose(answered -> afterRemovals(clientId, acknowledgements.inFlight(clientId), deadline, round + 1));
+        return next.copy().completeOnTimeout(null, remaining, TimeUnit.NANOSECONDS)
+                .thenCompose(answered -> next.isDone() ? afterRemovals(clientId, next, deadline, nextRound)
+                        : CompletableFuture.completedFuture(null));
     }
 
     private CompletableFuture<Loaded> loadNow(String clientId) {

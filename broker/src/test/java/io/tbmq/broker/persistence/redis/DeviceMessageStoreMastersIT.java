@@ -211,7 +211,7 @@ class DeviceMessageStoreMastersIT {
             move(slot, target, source);
             // The connector may have learned the move from a redirect (at most one refresh a second): it routes there again.
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-            while (connector.masterOf(KEYS.messages(client)).port() != source.port() && System.nanoTime() < deadline) {
+            while (!routesTo(client, source) && System.nanoTime() < deadline) {
                 Thread.sleep(1100);
                 store.load(client).get(10, TimeUnit.SECONDS);
             }
@@ -301,11 +301,16 @@ class DeviceMessageStoreMastersIT {
     /** Waits until the connector routes the client's keys to {@code master} (Lettuce learns a move from a redirect). */
     private static void awaitConnectorSees(String client, RedisNode master) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while ((connector.masterOf(KEYS.messages(client)) == null || connector.masterOf(KEYS.messages(client)).port() != master.port())
-                && System.nanoTime() < deadline) {
+        while (!routesTo(client, master) && System.nanoTime() < deadline) {
             Thread.sleep(50);
         }
-        assertThat(connector.masterOf(KEYS.messages(client)).port()).isEqualTo(master.port());
+        assertThat(connector.masterOf(KEYS.messages(client))).extracting(RedisConnector.Master::port).isEqualTo(master.port());
+    }
+
+    /** Whether the connector routes the client's keys to {@code master} (null while it is still learning the topology). */
+    private static boolean routesTo(String client, RedisNode master) {
+        RedisConnector.Master routed = connector.masterOf(KEYS.messages(client));
+        return routed != null && routed.port() == master.port();
     }
 
     private static int slotOf(String client) {
