@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * One broker process (the packaged Quarkus application) with its own listener ports. Its
@@ -29,6 +30,7 @@ public final class BrokerNode implements AutoCloseable {
     private final int httpPort;
     private final Map<String, String> config = new LinkedHashMap<>();
     private final List<String> jvmOptions = new ArrayList<>();
+    private final Optional<StartupCache> startupCache;
     private ManagedProcess process;
 
     public BrokerNode(String nodeId, Path jar, Path dir, int mqttPort, int tlsPort, int wsPort, int wssPort, int httpPort) {
@@ -40,6 +42,7 @@ public final class BrokerNode implements AutoCloseable {
         this.wsPort = wsPort;
         this.wssPort = wssPort;
         this.httpPort = httpPort;
+        this.startupCache = StartupCache.configured(jar);
         config.put("tbmq.node-id", nodeId);
         config.put("tbmq.listeners.tcp.port", Integer.toString(mqttPort));
         config.put("tbmq.listeners.tls.port", Integer.toString(tlsPort));
@@ -109,19 +112,24 @@ public final class BrokerNode implements AutoCloseable {
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException("broker not built: " + jar + " is missing (run `make build`)");
         }
-        List<String> cmd = new ArrayList<>(List.of(Tools.java(), "-Xms128m", "-Xmx1g"));
+        List<String> jvm = new ArrayList<>(List.of("-Xms128m", "-Xmx1g"));
         if (jvmOptions.stream().noneMatch(o -> o.startsWith("-XX:+Use") && o.endsWith("GC"))) {
-            cmd.add("-XX:+UseG1GC");
+            jvm.add("-XX:+UseG1GC");
         }
         if (Runtime.version().feature() >= 23) {
             // Netty still uses sun.misc.Unsafe memory access; allowed explicitly so JDK 23+ does not warn.
-            cmd.add("--sun-misc-unsafe-memory-access=allow");
+            jvm.add("--sun-misc-unsafe-memory-access=allow");
         }
-        cmd.addAll(jvmOptions);
+        jvm.addAll(jvmOptions);
+        List<String> cmd = new ArrayList<>(List.of(Tools.java()));
+        cmd.addAll(jvm);
+        startupCache.ifPresent(cache -> cmd.addAll(cache.options(this, jvm)));
         config.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
         cmd.addAll(List.of("-jar", jar.toString()));
         process = ProcessLauncher.get().start("broker-" + nodeId, cmd, dir, Map.of());
+        startupCache.ifPresent(cache -> cache.started(this, process));
         awaitReady(timeout);
+        startupCache.ifPresent(cache -> cache.ready(this));
         return this;
     }
 
