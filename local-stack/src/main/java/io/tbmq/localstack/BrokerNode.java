@@ -126,9 +126,14 @@ public final class BrokerNode implements AutoCloseable {
         startupCache.ifPresent(cache -> cmd.addAll(cache.options(this, jvm)));
         config.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
         cmd.addAll(List.of("-jar", jar.toString()));
-        process = ProcessLauncher.get().start("broker-" + nodeId, cmd, dir, Map.of());
-        startupCache.ifPresent(cache -> cache.started(this, process));
-        awaitReady(timeout);
+        try {
+            process = ProcessLauncher.get().start("broker-" + nodeId, cmd, dir, Map.of());
+            startupCache.ifPresent(cache -> cache.started(this, process));
+            awaitReady(timeout);
+        } catch (RuntimeException e) {
+            startupCache.ifPresent(cache -> cache.abandoned(this));
+            throw e;
+        }
         startupCache.ifPresent(cache -> cache.ready(this));
         return this;
     }

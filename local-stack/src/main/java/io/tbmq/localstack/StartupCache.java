@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,8 +24,8 @@ import java.util.concurrent.TimeUnit;
  * the end of the tests serves as well) and turned into the cache, once: one JVM run of a few
  * seconds, written beside the cache and moved into place, so a broker still mapping an older file
  * is not disturbed. Every later start maps it. A cache older than the jar is not used, as the JDK
- * would refuse it anyway. If the recorder dies before it is ready, the next start records; if the
- * cache cannot be made, brokers of this JVM start without one.
+ * would refuse it anyway, and so is one older than the JDK. If the recorder's start fails, the next
+ * start records; if the cache cannot be made, brokers of this JVM start without one.
  *
  * <p>Off unless the system property {@value #PROPERTY} names the cache file: the benchmarks and
  * {@code make run} start brokers exactly as users do.
@@ -33,6 +34,8 @@ final class StartupCache {
     static final String PROPERTY = "tbmq.broker.startup-cache";
     private static final Map<Path, StartupCache> BY_FILE = new ConcurrentHashMap<>();
     private static final Duration CREATION_TIMEOUT = Duration.ofMinutes(3);
+    /** The JDK's class library: a JDK installed after the cache was made refuses it. */
+    private static final Path JDK_MODULES = Path.of(Tools.java()).getParent().getParent().resolve("lib").resolve("modules");
 
     private final Path cache;
     private final Path record;
@@ -40,6 +43,7 @@ final class StartupCache {
     private Object claimant;
     private List<String> recordedWith = List.of();
     private ManagedProcess recorder;
+    private boolean creating;
     private boolean failed;
 
     StartupCache(Path cache, Path jar) {
@@ -59,20 +63,21 @@ final class StartupCache {
 
     /**
      * The options for a broker about to start with {@code jvmOptions}: use the cache, record it
-     * (while nobody else does), or nothing.
+     * (while nobody else does), or nothing (while it is made, after it could not be, or for a
+     * broker whose JVM options differ from the recorder's, which the cache may not fit).
      */
     synchronized List<String> options(Object starter, List<String> jvmOptions) {
-        if (failed) {
+        if (failed || creating) {
             return List.of();
         }
         if (current(cache)) {
-            return List.of("-XX:AOTCache=" + cache);
+            return recordedWith.isEmpty() || recordedWith.equals(jvmOptions) ? List.of("-XX:AOTCache=" + cache) : List.of();
         }
         if (recorder != null && !recorder.isAlive()) {
             claimant = null;
             recorder = null;
         }
-        if (claimant == null || claimant == starter && recorder == null) {
+        if (claimant == null) {
             claimant = starter;
             recordedWith = List.copyOf(jvmOptions);
             delete(record);
@@ -88,21 +93,43 @@ final class StartupCache {
         }
     }
 
-    /** Called once that broker is ready: a recorder's recording ends here and becomes the cache. */
-    synchronized void ready(Object starter) {
-        if (starter != claimant || recorder == null) {
-            return;
-        }
-        try {
-            if (endRecording(recorder.pid())) {
-                create(recordedWith);
-            } else {
-                failed = true;
-            }
-        } finally {
+    /** Called when that broker's start failed: the next start records instead. */
+    synchronized void abandoned(Object starter) {
+        if (starter == claimant) {
             claimant = null;
             recorder = null;
+        }
+    }
+
+    /**
+     * Called once that broker is ready: a recorder's recording ends here and becomes the cache.
+     * Never throws: a broker that is up stays up, and the others start without a cache. The
+     * slow part runs outside the lock, so other brokers start meanwhile, without the cache.
+     */
+    void ready(Object starter) {
+        ManagedProcess recording;
+        List<String> options;
+        synchronized (this) {
+            if (starter != claimant || recorder == null) {
+                return;
+            }
+            recording = recorder;
+            options = recordedWith;
+            creating = true;
+        }
+        boolean made = false;
+        try {
+            made = endRecording(recording.pid()) && create(options);
+        } catch (RuntimeException e) {
+            System.err.printf("brokers start without a startup cache: %s%n", e);
+        } finally {
             delete(record);
+            synchronized (this) {
+                creating = false;
+                failed = !made;
+                claimant = null;
+                recorder = null;
+            }
         }
     }
 
@@ -128,14 +155,19 @@ final class StartupCache {
     }
 
     private boolean current(Path file) {
+        if (!Files.isRegularFile(file)) {
+            return false;
+        }
         try {
-            return Files.isRegularFile(file) && Files.getLastModifiedTime(file).compareTo(Files.getLastModifiedTime(jar)) >= 0;
+            FileTime made = Files.getLastModifiedTime(file);
+            return made.compareTo(Files.getLastModifiedTime(jar)) >= 0 && (!Files.isRegularFile(JDK_MODULES)
+                    || made.compareTo(Files.getLastModifiedTime(JDK_MODULES)) >= 0);
         } catch (IOException e) {
             return false;
         }
     }
 
-    private void create(List<String> jvmOptions) {
+    private boolean create(List<String> jvmOptions) {
         Path written = cache.resolveSibling(cache.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
         List<String> command = new ArrayList<>(List.of(Tools.java()));
         command.addAll(jvmOptions);
@@ -145,13 +177,13 @@ final class StartupCache {
         try {
             if (creation.waitFor(CREATION_TIMEOUT) && creation.exitCode() == 0 && Files.isRegularFile(written)) {
                 Files.move(written, cache, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } else {
-                failed = true;
-                System.err.printf("brokers start without a startup cache: its creation failed, see %s%n", creation.log());
+                return true;
             }
+            System.err.printf("brokers start without a startup cache: its creation failed, see %s%n", creation.log());
+            return false;
         } catch (IOException e) {
-            failed = true;
             System.err.printf("brokers start without a startup cache: %s%n", e);
+            return false;
         } finally {
             creation.stop(Duration.ofSeconds(5));
             ProcessLauncher.get().forget(creation);

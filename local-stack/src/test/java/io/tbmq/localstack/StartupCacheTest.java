@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,8 +25,12 @@ class StartupCacheTest {
         return jar;
     }
 
+    private ManagedProcess process(String... command) {
+        return ProcessLauncher.get().start("startup-cache-test", List.of(command), dir, Map.of());
+    }
+
     @Test
-    void withoutACacheOneBrokerRecordsAndTheOthersStartPlain() throws Exception {
+    void withoutACacheOneBrokerRecordsAndTheOthersStartPlainUntilItsStartFails() throws Exception {
         StartupCache cache = new StartupCache(dir.resolve("broker.aot"), jar(Instant.now()));
         Object first = new Object();
         Object second = new Object();
@@ -32,8 +38,39 @@ class StartupCacheTest {
         assertThat(cache.options(first, JVM)).containsExactly("-XX:AOTMode=record",
                 "-XX:AOTConfiguration=" + dir.resolve("broker.aot.record").toAbsolutePath());
         assertThat(cache.options(second, JVM)).as("one recorder at a time").isEmpty();
-        assertThat(cache.options(first, JVM)).as("the recorder's start failed before it ran: it records again")
-                .contains("-XX:AOTMode=record");
+        cache.abandoned(first);
+        assertThat(cache.options(second, JVM)).as("the recorder's start failed").contains("-XX:AOTMode=record");
+    }
+
+    @Test
+    void aRecorderThatDiedIsReplaced() throws Exception {
+        StartupCache cache = new StartupCache(dir.resolve("broker.aot"), jar(Instant.now()));
+        Object first = new Object();
+        cache.options(first, JVM);
+        ManagedProcess died = process("true");
+        cache.started(first, died);
+        assertThat(died.waitFor(Duration.ofSeconds(10))).isTrue();
+
+        assertThat(cache.options(new Object(), JVM)).contains("-XX:AOTMode=record");
+    }
+
+    @Test
+    void aRecordingThatCannotBeEndedFailsNoStartAndLeavesTheOthersPlain() throws Exception {
+        StartupCache cache = new StartupCache(dir.resolve("broker.aot"), jar(Instant.now()));
+        Object first = new Object();
+        cache.options(first, JVM);
+        // Not a JVM: jcmd cannot end a recording there.
+        ManagedProcess notAJvm = process("sleep", "60");
+        try {
+            cache.started(first, notAJvm);
+            cache.ready(first);
+
+            assertThat(notAJvm.isAlive()).as("the broker that is up stays up").isTrue();
+            assertThat(cache.options(new Object(), JVM)).as("no second try in this JVM").isEmpty();
+            assertThat(dir.resolve("broker.aot")).doesNotExist();
+        } finally {
+            notAJvm.stop(Duration.ofSeconds(5));
+        }
     }
 
     @Test
