@@ -362,6 +362,37 @@ class OperatorE2E {
 
     @Test
     @Order(6)
+    void anFsyncEditReachesTheRunningRedisNodesWithoutARestart() {
+        java.util.Set<String> pods = redisPodUids();
+        TbmqCluster c = edit(x -> x.getSpec().getRedis().setFsync(io.tbmq.operator.api.Fsync.ALWAYS));
+        await("appendfsync always on every Redis node", () -> appendFsyncOfEveryNode().equals(List.of("always", "always", "always")));
+        awaitReady(c.getMetadata().getGeneration());
+        assertThat(client.configMaps().inNamespace(NS).withName(NAME + "-redis").get().getData().get("redis.conf"))
+                .as("what a node restarted later starts with").contains("appendfsync always");
+        assertThat(eventReasons()).contains("RedisFsync");
+        assertThat(redisPodUids()).as("no Redis pod replaced").isEqualTo(pods);
+
+        c = edit(x -> x.getSpec().getRedis().setFsync(io.tbmq.operator.api.Fsync.EVERYSEC));
+        await("appendfsync everysec again", () -> appendFsyncOfEveryNode().equals(List.of("everysec", "everysec", "everysec")));
+        awaitReady(c.getMetadata().getGeneration());
+    }
+
+    private static List<String> appendFsyncOfEveryNode() {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            out.add(redisCommand(i, r -> r.configGet("appendfsync")).get("appendfsync"));
+        }
+        return out;
+    }
+
+    private static java.util.Set<String> redisPodUids() {
+        return client.pods().inNamespace(NS).withLabel("app.kubernetes.io/instance", NAME)
+                .withLabel("app.kubernetes.io/component", "redis").list().getItems().stream()
+                .map(p -> p.getMetadata().getUid()).collect(java.util.stream.Collectors.toSet());
+    }
+
+    @Test
+    @Order(7)
     void anInvalidEditIsDegradedNamingTheFieldAndTearsNothingDown() throws Exception {
         // The CRD's schema refuses it at the API server, naming the field, as kubectl shows it.
         String refused = kubectlOutcome(repo, false, "-n", NS, "patch", "tbmq", NAME, "--type", "merge", "-p",
@@ -382,7 +413,7 @@ class OperatorE2E {
     }
 
     @Test
-    @Order(7)
+    @Order(8)
     void storageEditsKubernetesCannotApplyAreRefusedOrReportedAndBlockNothingElse() throws Exception {
         // Refused at admission by the CRD's transition rules, naming the field.
         String shrink = kubectlOutcome(repo, false, "-n", NS, "patch", "tbmq", NAME, "--type", "merge", "-p",
@@ -410,7 +441,7 @@ class OperatorE2E {
     }
 
     @Test
-    @Order(8)
+    @Order(9)
     void monitoringMakesAPodMonitorWhereThePrometheusOperatorIsInstalledAndSaysSoWhereItIsNot() throws Exception {
         // No Prometheus Operator: a condition of its own says so, and the cluster stays Ready.
         TbmqCluster on = edit(x -> x.getSpec().getMonitoring().setEnabled(true));
@@ -466,7 +497,7 @@ class OperatorE2E {
     }
 
     @Test
-    @Order(9)
+    @Order(10)
     void aLegacyPoolIsNeverScaledAndASwitchToExternalKafkaKeepsTheManagedOneUntilAsked() throws Exception {
         String name = "switch";
         // A TbmqCluster from an earlier version: one pool with both KRaft roles, which Strimzi cannot scale.
@@ -508,7 +539,7 @@ class OperatorE2E {
     }
 
     @Test
-    @Order(10)
+    @Order(11)
     void aKafkaNoStrimziOperatorWatchesIsReportedWithTheFix() throws Exception {
         TbmqCluster c = client.resource(cluster("lonely", UNWATCHED, 20_000)).create();
         await("KafkaReady says nobody reconciles the Kafka", () -> {
@@ -524,7 +555,7 @@ class OperatorE2E {
     }
 
     @Test
-    @Order(11)
+    @Order(12)
     void aTbmqUserGetsAPasswordReachesTheUsersFileWithoutARollAndLeavesWhenDeleted() throws Exception {
         String hashBefore = sts(NAME + "-broker").getSpec().getTemplate().getMetadata().getAnnotations().get("tbmq.io/config-hash");
         Path manifest = Files.createDirectories(repo.resolve("e2e/target")).resolve("tbmquser-meter.yaml");
@@ -573,7 +604,7 @@ class OperatorE2E {
     }
 
     @Test
-    @Order(12)
+    @Order(13)
     void deletingTheClusterRemovesEverythingItOwns() throws Exception {
         kubectl(repo, "-n", NS, "delete", "tbmq", "--all");
         await("owned objects garbage-collected", () -> client.apps().statefulSets().inNamespace(NS).list().getItems().isEmpty()
@@ -585,7 +616,7 @@ class OperatorE2E {
     }
 
     @Test
-    @Order(13)
+    @Order(14)
     void makeUndeployRemovesTheOperatorAndTheCrd() throws Exception {
         plane.make(repo, "undeploy");
         await("operator and CRD gone", () -> client.apiextensions().v1().customResourceDefinitions()

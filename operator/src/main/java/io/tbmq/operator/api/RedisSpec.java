@@ -36,6 +36,12 @@ public class RedisSpec {
 
     private StorageSpec storage = new StorageSpec(DEFAULT_STORAGE_SIZE);
 
+    @JsonPropertyDescription("Managed Redis: when each node writes its append-only file to disk. A crash of a Redis process or pod "
+            + "loses nothing either way; a crash of the machine loses about the last second of acknowledged messages with "
+            + "EVERYSEC (default) and nothing with ALWAYS, which writes to disk before every reply (a longer latency tail on a "
+            + "slow disk). An edit is applied to the running nodes, without a restart.")
+    private Fsync fsync = Fsync.EVERYSEC;
+
     @JsonPropertyDescription("CPU and memory of each Redis node; unset, Table 3's 2 vCPU / 4 GiB from 200k msg/s, less below.")
     private ResourceRequirements resources;
 
@@ -85,6 +91,14 @@ public class RedisSpec {
 
     public void setStorage(StorageSpec storage) {
         this.storage = storage;
+    }
+
+    public Fsync getFsync() {
+        return fsync;
+    }
+
+    public void setFsync(Fsync fsync) {
+        this.fsync = fsync;
     }
 
     public ResourceRequirements getResources() {

@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
+import io.tbmq.operator.api.Fsync;
 import io.tbmq.operator.api.RedisSpec;
 import io.tbmq.operator.api.StorageSpec;
 import io.tbmq.operator.api.TbmqCluster;
@@ -68,20 +69,26 @@ public final class RedisModel {
             cluster-preferred-endpoint-type ip
             cluster-allow-replica-migration no
             appendonly yes
-            appendfsync everysec
+            appendfsync %s
             save ""
             dir /data
             protected-mode no
             user %s
-            """.formatted(PROBE_USER_RULE);
+            """;
 
     private RedisModel() {
+    }
+
+    /** The append-only file's fsync policy the spec asks for; the default when it names none. */
+    public static Fsync fsync(TbmqCluster owner) {
+        Fsync fsync = owner.getSpec().getRedis().getFsync();
+        return fsync == null ? Fsync.EVERYSEC : fsync;
     }
 
     public static ConfigMap config(TbmqCluster owner, Names names) {
         return new ConfigMapBuilder()
                 .withMetadata(Owners.meta(owner, names.redis(), COMPONENT).build())
-                .withData(Map.of("redis.conf", CONF))
+                .withData(Map.of("redis.conf", CONF.formatted(fsync(owner).redisValue(), PROBE_USER_RULE)))
                 .build();
     }
 

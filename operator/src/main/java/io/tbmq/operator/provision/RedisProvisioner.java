@@ -9,6 +9,7 @@ import org.jboss.logging.Logger;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.tbmq.operator.api.Fsync;
 import io.tbmq.operator.api.Mode;
 import io.tbmq.operator.api.TbmqCluster;
 import io.tbmq.operator.desired.Labels;
@@ -180,10 +181,16 @@ public final class RedisProvisioner {
                     return progressing("Converging", "redis-" + node.ordinal() + " " + info.lack(), masters, masters);
                 }
             }
+            String fsync = RedisModel.fsync(owner).redisValue();
             for (RedisNode node : nodes) {
                 if (admin.ensureAppendOnly(node)) {
                     events.normal(owner, "RedisAppendOnly", "redis-" + node.ordinal()
                             + ": append-only file turned on, so a restart keeps what it acknowledged");
+                }
+                if (admin.ensureFsync(node, fsync)) {
+                    events.normal(owner, "RedisFsync", "redis-" + node.ordinal() + ": append-only file written to disk "
+                            + (RedisModel.fsync(owner) == Fsync.ALWAYS ? "before every reply" : "once a second") + " (appendfsync "
+                            + fsync + ")");
                 }
                 if (admin.ensurePartialCoverage(node)) {
                     events.normal(owner, "RedisPartialCoverage", "redis-" + node.ordinal()

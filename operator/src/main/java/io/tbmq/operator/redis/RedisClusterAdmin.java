@@ -107,6 +107,20 @@ public final class RedisClusterAdmin implements AutoCloseable {
     }
 
     /**
+     * Sets the append-only file's fsync policy ({@code always}, {@code everysec}) on a running node
+     * that has another; returns whether it had to. At run time because a ConfigMap change restarts
+     * no pod, and a restart is not needed for it.
+     */
+    public boolean ensureFsync(RedisNode node, String policy) {
+        var commands = sync(node);
+        if (policy.equals(commands.configGet("appendfsync").get("appendfsync"))) {
+            return false;
+        }
+        commands.configSet("appendfsync", policy);
+        return true;
+    }
+
+    /**
      * Sets {@code cluster-require-full-coverage no} on a running node started from an older
      * configuration (a ConfigMap change restarts no pod); returns whether it had to. Every key is one
      * client's, so a master that is gone should stop only its own slots, not the whole cluster.

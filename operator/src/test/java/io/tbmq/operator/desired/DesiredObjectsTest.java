@@ -92,6 +92,10 @@ class DesiredObjectsTest {
         });
         assertThat(RedisModel.config(c, names).getData().get("redis.conf")).contains("appendonly yes", "appendfsync everysec",
                 "cluster-enabled yes", "cluster-require-full-coverage no");
+        c.getSpec().getRedis().setFsync(io.tbmq.operator.api.Fsync.ALWAYS);
+        assertThat(RedisModel.config(c, names).getData().get("redis.conf")).as("redis.fsync ALWAYS")
+                .contains("appendfsync always").doesNotContain("everysec");
+        c.getSpec().getRedis().setFsync(io.tbmq.operator.api.Fsync.EVERYSEC);
         assertThat(redis.getSpec().getVolumeClaimTemplates()).singleElement()
                 .satisfies(pvc -> assertThat(pvc.getSpec().getResources().getRequests().get("storage").toString()).isEqualTo("8Gi"));
         assertThat(redis.getSpec().getPersistentVolumeClaimRetentionPolicy().getWhenDeleted()).isEqualTo("Retain");

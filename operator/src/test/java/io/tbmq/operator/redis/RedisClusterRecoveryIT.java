@@ -82,6 +82,20 @@ class RedisClusterRecoveryIT {
     }
 
     @Test
+    void anFsyncEditReachesEveryRunningNodeOnce() throws Exception {
+        List<RedisNode> nodes = servers.start(0, MASTERS);
+        try (RedisClusterAdmin admin = new RedisClusterAdmin(null)) {
+            assertThat(nodes).as("the nodes start with Redis' default").noneMatch(n -> admin.ensureFsync(n, "everysec"));
+            assertThat(nodes).as("set at run time on every node").allMatch(n -> admin.ensureFsync(n, "always"));
+            for (RedisNode n : nodes) {
+                assertThat(RedisServers.command(n, "CONFIG", "GET", "appendfsync")).as("%s", n).contains("always");
+            }
+            assertThat(nodes).as("once only").noneMatch(n -> admin.ensureFsync(n, "always"));
+            assertThat(nodes).as("and back").allMatch(n -> admin.ensureFsync(n, "everysec"));
+        }
+    }
+
+    @Test
     void rightAfterEveryNodeRestartedOnNewAddressesTheOperatorMeetsThemWithoutWaitingForTheNodeTimeout() throws Exception {
         List<RedisNode> before = servers.start(0, MASTERS);
         try (RedisClusterAdmin admin = new RedisClusterAdmin(null)) {
