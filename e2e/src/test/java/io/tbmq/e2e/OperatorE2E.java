@@ -189,6 +189,8 @@ class OperatorE2E {
         assertThat(nodes).allSatisfy(n -> assertThat(n.slotCount()).isBetween(5461, 5462));
         // The Redis processes here start without an append-only file, as pods of an older operator did:
         // the operator turns it on at run time, since restarting them with the new redis.conf would start them empty.
+        // They start with appendfsync always too: the operator sets the spec's policy (everysec by default) on them.
+        assertThat(appendFsyncOfEveryNode()).containsExactly("everysec", "everysec", "everysec");
         for (int i = 0; i < 3; i++) {
             Map<String, String> appendOnly = redisCommand(i, c -> c.configGet("appendonly"));
             assertThat(appendOnly).containsEntry("appendonly", "yes");
@@ -369,7 +371,8 @@ class OperatorE2E {
         awaitReady(c.getMetadata().getGeneration());
         assertThat(client.configMaps().inNamespace(NS).withName(NAME + "-redis").get().getData().get("redis.conf"))
                 .as("what a node restarted later starts with").contains("appendfsync always");
-        assertThat(eventReasons()).contains("RedisFsync");
+        assertThat(client.v1().events().inNamespace(NS).list().getItems()).as("the edit's event")
+                .anySatisfy(e -> assertThat(e.getMessage()).contains("(appendfsync always)"));
         assertThat(redisPodUids()).as("no Redis pod replaced").isEqualTo(pods);
 
         c = edit(x -> x.getSpec().getRedis().setFsync(io.tbmq.operator.api.Fsync.EVERYSEC));

@@ -39,7 +39,7 @@ public class RedisSpec {
     @JsonPropertyDescription("Managed Redis: when each node writes its append-only file to disk. A crash of a Redis process or pod "
             + "loses nothing either way; a crash of the machine loses about the last second of acknowledged messages with "
             + "EVERYSEC (default) and nothing with ALWAYS, which writes to disk before every reply (a longer latency tail on a "
-            + "slow disk). An edit is applied to the running nodes, without a restart.")
+            + "slow disk). An edit is applied to the running nodes, without a restart, once every Redis pod is ready.")
     private Fsync fsync = Fsync.EVERYSEC;
 
     @JsonPropertyDescription("CPU and memory of each Redis node; unset, Table 3's 2 vCPU / 4 GiB from 200k msg/s, less below.")

@@ -25,10 +25,10 @@ import io.tbmq.operator.api.TbmqCluster;
 
 /**
  * The managed Redis Cluster: masters only (the TBMQ paper's Table 4 counts Redis nodes), each announcing
- * its pod IP to clients and to the cluster bus, and an append-only file (Redis writes each command to it before replying, fsync once a second). Not the
+ * its pod IP to clients and to the cluster bus, and an append-only file (Redis writes each command to it before replying, fsync once a second unless spec.redis.fsync says ALWAYS). Not the
  * paper's RDB snapshots: the broker commits tbmq.msg.persisted offsets once Redis has replied, so
  * what Redis acknowledged and then lost in a crash could no longer be replayed from Kafka
- * (docs/reliability.md). {@code always} would also survive a crash of the machine, at a latency
+ * (docs/reliability.md). {@code always} also survives a crash of the machine, at a latency
  * cost measured in docs/benchmarks.md.
  *
  * <p>Memory: {@code maxmemory} is {@value #MAXMEMORY_PERCENT}% of the container's limit with

@@ -135,6 +135,15 @@ public final class RedisProvisioner {
             if (failed != null) {
                 throw failed;
             }
+            // Before the slots: a rebalance of many minutes must not hold back what a crash may take.
+            Fsync fsync = RedisModel.fsync(owner);
+            for (RedisNode node : nodes) {
+                if (admin.ensureFsync(node, fsync.redisValue())) {
+                    events.normal(owner, "RedisFsync", "redis-" + node.ordinal() + ": append-only file written to disk "
+                            + (fsync == Fsync.ALWAYS ? "before every reply" : "once a second") + " (appendfsync "
+                            + fsync.redisValue() + ")");
+                }
+            }
             SlotStep step;
             while (true) {
                 List<NodeState> states = nodes.stream().map(admin::observe).toList();
@@ -181,16 +190,10 @@ public final class RedisProvisioner {
                     return progressing("Converging", "redis-" + node.ordinal() + " " + info.lack(), masters, masters);
                 }
             }
-            String fsync = RedisModel.fsync(owner).redisValue();
             for (RedisNode node : nodes) {
                 if (admin.ensureAppendOnly(node)) {
                     events.normal(owner, "RedisAppendOnly", "redis-" + node.ordinal()
                             + ": append-only file turned on, so a restart keeps what it acknowledged");
-                }
-                if (admin.ensureFsync(node, fsync)) {
-                    events.normal(owner, "RedisFsync", "redis-" + node.ordinal() + ": append-only file written to disk "
-                            + (RedisModel.fsync(owner) == Fsync.ALWAYS ? "before every reply" : "once a second") + " (appendfsync "
-                            + fsync + ")");
                 }
                 if (admin.ensurePartialCoverage(node)) {
                     events.normal(owner, "RedisPartialCoverage", "redis-" + node.ordinal()

@@ -92,7 +92,7 @@ public final class RedisClusterAdmin implements AutoCloseable {
     }
 
     /**
-     * Turns on the append-only file (fsync every second) on a running node that runs without it (a pod started from an older configuration); returns whether it had to. At run
+     * Turns on the append-only file on a running node that runs without it (a pod started from an older configuration); returns whether it had to. At run
      * time because restarting a node whose configuration newly says {@code appendonly yes} would
      * start it empty: Redis then reads only the (absent) append-only file, not its snapshot.
      */

@@ -95,6 +95,9 @@ class DesiredObjectsTest {
         c.getSpec().getRedis().setFsync(io.tbmq.operator.api.Fsync.ALWAYS);
         assertThat(RedisModel.config(c, names).getData().get("redis.conf")).as("redis.fsync ALWAYS")
                 .contains("appendfsync always").doesNotContain("everysec");
+        c.getSpec().getRedis().setFsync(null);
+        assertThat(RedisModel.config(c, names).getData().get("redis.conf")).as("a resource stored before the field")
+                .contains("appendfsync everysec");
         c.getSpec().getRedis().setFsync(io.tbmq.operator.api.Fsync.EVERYSEC);
         assertThat(redis.getSpec().getVolumeClaimTemplates()).singleElement()
                 .satisfies(pvc -> assertThat(pvc.getSpec().getResources().getRequests().get("storage").toString()).isEqualTo("8Gi"));
