@@ -39,7 +39,7 @@ public final class BrokerMetrics {
     private final ConcurrentHashMap<String, Counter> connectTimeouts = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, ScriptMeters> scripts = new ConcurrentHashMap<>();
 
-    /** A script's meters, both registered at its first call so the error count reads 0 rather than missing. */
+    /** A script's meters, registered together so the error count reads 0 rather than missing. */
     private record ScriptMeters(Timer latency, Counter errors) {
     }
 
@@ -50,11 +50,26 @@ public final class BrokerMetrics {
     /** The refusals a secured broker sees first (v5 0x86 bad user name or password, 0x87 not authorized), exported from the start. */
     private static final int[] USUAL_REFUSALS = {0x86, 0x87};
 
+    /**
+     * The DEVICE store's Lua scripts, whose meters are exported from the start: an alert on the rate
+     * of errors (config/monitoring/tbmq-alerts.yaml) cannot see a counter that first appears at 1.
+     */
+    public static final java.util.List<String> REDIS_SCRIPTS = java.util.List.of("add", "load", "remove", "release", "delivered",
+            "clear");
+
+    /** The files a broker applies without a restart, whose reload counts are exported from the start for the same reason. */
+    public static final java.util.List<String> RELOADED_FILES = java.util.List.of("credentials", "tls");
+
     public BrokerMetrics(MeterRegistry registry) {
         this.registry = registry;
         DROP_REASONS.forEach(this::dropCounter);
         for (int code : USUAL_REFUSALS) {
             refusedConnectCounter(code);
+        }
+        REDIS_SCRIPTS.forEach(this::scriptMeters);
+        for (String what : RELOADED_FILES) {
+            reloadCounter(what, true);
+            reloadCounter(what, false);
         }
         for (int q = 0; q < 3; q++) {
             messagesIn[q] = Counter.builder("tbmq.messages.in").tag("qos", Integer.toString(q))
@@ -97,17 +112,21 @@ public final class BrokerMetrics {
 
     /** One Lua script call on Redis: its latency, and whether it failed (a timeout, a connection loss, a script error). */
     public void redisScript(String script, long nanos, boolean failed) {
-        ScriptMeters meters = scripts.computeIfAbsent(script, s -> new ScriptMeters(
+        ScriptMeters meters = scriptMeters(script);
+        meters.latency().record(nanos, TimeUnit.NANOSECONDS);
+        if (failed) {
+            meters.errors().increment();
+        }
+    }
+
+    private ScriptMeters scriptMeters(String script) {
+        return scripts.computeIfAbsent(script, s -> new ScriptMeters(
                 Timer.builder("tbmq.redis.script.latency").tag("script", s)
                         .description("a Lua script call on Redis, issued to answered (includes the Lettuce batch wait)")
                         .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(100_000))
                         .maximumExpectedValue(Duration.ofSeconds(30)).register(registry),
                 Counter.builder("tbmq.redis.script.errors").tag("script", s).description("Lua script calls on Redis that failed")
                         .register(registry)));
-        meters.latency().record(nanos, TimeUnit.NANOSECONDS);
-        if (failed) {
-            meters.errors().increment();
-        }
     }
 
     public void connectionOpened(String listener) {
@@ -173,9 +192,13 @@ public final class BrokerMetrics {
 
     /** A watched file (credentials, TLS) changed: {@code applied} false when it was refused and the old one stays. */
     public void reloaded(String what, boolean applied) {
-        reloads.computeIfAbsent(what + (applied ? "/applied" : "/refused"), k -> Counter.builder("tbmq.reloads")
+        reloadCounter(what, applied).increment();
+    }
+
+    private Counter reloadCounter(String what, boolean applied) {
+        return reloads.computeIfAbsent(what + (applied ? "/applied" : "/refused"), k -> Counter.builder("tbmq.reloads")
                 .tag("what", what).tag("result", applied ? "applied" : "refused")
-                .description("changes of the credentials file or TLS files picked up without a restart").register(registry)).increment();
+                .description("changes of the credentials file or TLS files picked up without a restart").register(registry));
     }
 
     public void protocolViolation(int reasonCode) {

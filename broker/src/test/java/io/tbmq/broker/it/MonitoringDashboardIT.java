@@ -42,15 +42,21 @@ import io.tbmq.localstack.Ports;
 import io.tbmq.localstack.ProcessLauncher;
 
 /**
- * The Grafana dashboard (config/grafana/tbmq-brokers.json) against a real broker: every metric its
- * queries name must be exported by /q/metrics, and every query must return data from a real
- * Prometheus (Debian's package) scraping the broker while persistent DEVICE sessions carry QoS 1
- * traffic. The range data goes to target/monitoring/dashboard-data.json, from which
- * scripts/render-dashboard.py draws the picture in docs/operations.md.
+ * The Grafana dashboard (config/grafana/tbmq-brokers.json) and the alerting rules
+ * (config/monitoring/tbmq-alerts.yaml) against a real broker: every metric they name must be
+ * exported by /q/metrics, and every dashboard query must return data from a real Prometheus
+ * (Debian's package) scraping the broker while persistent DEVICE sessions carry QoS 1 traffic.
+ * That Prometheus evaluates the rules too: none may go off for the healthy broker, and a second
+ * target of the brokers' job where nothing listens must be caught as a broker down. The range data
+ * goes to target/monitoring/dashboard-data.json, from which scripts/render-dashboard.py draws the
+ * picture in docs/operations.md.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class MonitoringDashboardIT {
     static final Path DASHBOARD = Path.of("..", "config", "grafana", "tbmq-brokers.json");
+    static final Path ALERTS = Path.of("..", "config", "monitoring", "tbmq-alerts.yaml");
+    /** A series an alert selects: the metric name and its matchers. */
+    static final Pattern SELECTED = Pattern.compile("\\b((?:tbmq|jvm)_[a-z0-9_]+)\\{");
     /** Names of exported series a query can refer to; the suffixes are those of histograms and counters. */
     static final Pattern METRIC = Pattern.compile("\\b((?:tbmq|jvm|process)_[a-z0-9_]+)\\b");
     static final ObjectMapper JSON = new ObjectMapper();
@@ -62,6 +68,8 @@ class MonitoringDashboardIT {
 
     static ManagedProcess prometheus;
     static int prometheusPort;
+    /** A target of the brokers' job where nothing listens: a broker that is down. */
+    static String deadBroker;
     static long trafficStart;
     static long trafficEnd;
 
@@ -72,14 +80,18 @@ class MonitoringDashboardIT {
         deleteRecursively(dir.resolve("data")); // an earlier run's series would show in the picture
         Files.createDirectories(dir);
         prometheusPort = Ports.free();
+        deadBroker = "127.0.0.1:" + Ports.free();
         Files.writeString(dir.resolve("prometheus.yml"), String.join("\n",
                 "global:",
                 "  scrape_interval: 1s",
+                "  evaluation_interval: 1s",
+                "rule_files:",
+                "  - " + ALERTS.toAbsolutePath().normalize(),
                 "scrape_configs:",
-                "  - job_name: tbmq-brokers",
+                "  - job_name: tbmq", // the job the rules name (the operator renames it per cluster)
                 "    metrics_path: /q/metrics",
                 "    static_configs:",
-                "      - targets: ['127.0.0.1:" + broker.httpPort() + "']",
+                "      - targets: ['127.0.0.1:" + broker.httpPort() + "', '" + deadBroker + "']",
                 ""));
         prometheus = ProcessLauncher.get().start("prometheus", List.of("prometheus", "--config.file=" + dir.resolve("prometheus.yml"),
                 "--storage.tsdb.path=" + dir.resolve("data"), "--web.listen-address=127.0.0.1:" + prometheusPort), dir, Map.of());
@@ -161,13 +173,7 @@ class MonitoringDashboardIT {
             }
         }
         assertThat(queried).as("metrics the dashboard queries").hasSizeGreaterThanOrEqualTo(16);
-        Set<String> exported = new TreeSet<>();
-        for (String line : broker.get("/q/metrics").split("\n")) {
-            if (!line.startsWith("#") && !line.isBlank()) {
-                exported.add(line.split("[{ ]", 2)[0]);
-            }
-        }
-        assertThat(exported).as("/q/metrics").containsAll(queried);
+        assertThat(exported()).as("/q/metrics").containsAll(queried);
     }
 
     @Test
@@ -197,6 +203,60 @@ class MonitoringDashboardIT {
                     .asText(), "series", series));
         }
         JSON.writerWithDefaultPrettyPrinter().writeValue(Path.of("target", "monitoring", "dashboard-data.json").toFile(), panels);
+    }
+
+    @Test
+    @Order(3)
+    void everyMetricTheAlertsSelectIsExported() throws IOException {
+        Set<String> selected = new TreeSet<>();
+        Matcher m = SELECTED.matcher(Files.readString(ALERTS));
+        while (m.find()) {
+            selected.add(m.group(1));
+        }
+        // Exported from a connection's first unexpected exception on (the exception is its label); the
+        // rule that selects it is written for a series that appears.
+        selected.remove("tbmq_connections_errors_total");
+        assertThat(selected).as("metrics the alerts select").hasSizeGreaterThanOrEqualTo(10);
+        assertThat(exported()).as("/q/metrics").containsAll(selected);
+    }
+
+    @Test
+    @Order(4)
+    void theAlertsEvaluateOnTheBrokersSeriesAndCatchABrokerThatIsDown() throws Exception {
+        String live = "127.0.0.1:" + broker.httpPort();
+        Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
+            JsonNode rules = JSON.readTree(prometheusGet("/api/v1/rules")).path("data").path("groups").get(0).path("rules");
+            assertThat(rules.size()).isGreaterThanOrEqualTo(10);
+            for (JsonNode rule : rules) {
+                assertThat(rule.path("health").asText()).as("%s: %s", rule.path("name").asText(), rule.path("lastError").asText())
+                        .isEqualTo("ok");
+            }
+            JsonNode alerts = JSON.readTree(prometheusGet("/api/v1/alerts")).path("data").path("alerts");
+            List<String> down = new ArrayList<>();
+            List<String> aboutTheLiveBroker = new ArrayList<>();
+            for (JsonNode a : alerts) {
+                String name = a.path("labels").path("alertname").asText();
+                String instance = a.path("labels").path("instance").asText();
+                if (name.equals("TbmqBrokerDown") && instance.equals(deadBroker)) {
+                    down.add(a.path("annotations").path("summary").asText());
+                } else if (!(name.equals("TbmqConnectionErrors") && exported().contains("tbmq_connections_errors_total"))) {
+                    aboutTheLiveBroker.add(name + " " + instance + " " + a.path("state").asText());
+                }
+            }
+            assertThat(down).as("the target where nothing listens, pending for the rule's 2 minutes")
+                    .containsExactly("Broker " + deadBroker + " cannot be scraped");
+            assertThat(aboutTheLiveBroker).as("alerts about the healthy broker " + live).isEmpty();
+        });
+    }
+
+    private static Set<String> exported() {
+        Set<String> exported = new TreeSet<>();
+        for (String line : broker.get("/q/metrics").split("\n")) {
+            if (!line.startsWith("#") && !line.isBlank()) {
+                exported.add(line.split("[{ ]", 2)[0]);
+            }
+        }
+        return exported;
     }
 
     /** Each query of the dashboard, with the title of its panel. */

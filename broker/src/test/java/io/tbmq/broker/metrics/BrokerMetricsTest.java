@@ -1,0 +1,52 @@
+package io.tbmq.broker.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+
+import io.micrometer.prometheus.PrometheusConfig;
+import io.micrometer.prometheus.PrometheusMeterRegistry;
+
+class BrokerMetricsTest {
+
+    @Test
+    void theCountersTheAlertsRateOverAreExportedAtZeroBeforeTheirFirstEvent() {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        new BrokerMetrics(registry);
+        String scrape = registry.scrape().replace(",}", "}"); // this client ends label sets with a comma, Quarkus' does not
+        for (String script : BrokerMetrics.REDIS_SCRIPTS) {
+            assertThat(scrape).contains("tbmq_redis_script_errors_total{script=\"" + script + "\"} 0.0");
+        }
+        for (String what : BrokerMetrics.RELOADED_FILES) {
+            assertThat(scrape).contains("tbmq_reloads_total{result=\"refused\",what=\"" + what + "\"} 0.0",
+                    "tbmq_reloads_total{result=\"applied\",what=\"" + what + "\"} 0.0");
+        }
+        assertThat(scrape).contains("tbmq_messages_dropped_total{reason=\"queue-full\"} 0.0", "tbmq_publish_failed_total 0.0",
+                "tbmq_partition_moves_total{result=\"bounded\"} 0.0");
+    }
+
+    @Test
+    void everyScriptOfTheDeviceStoreIsListed() throws IOException {
+        try (Stream<Path> files = Files.list(Path.of("src/main/resources/io/tbmq/broker/persistence/redis"))) {
+            assertThat(files.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".lua")).map(n -> n.replace(".lua", "")))
+                    .containsExactlyInAnyOrderElementsOf(BrokerMetrics.REDIS_SCRIPTS);
+        }
+    }
+
+    @Test
+    void aScriptCallIsCountedOnTheMetersRegisteredAtStart() {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        BrokerMetrics metrics = new BrokerMetrics(registry);
+        metrics.redisScript("add", 1_000_000, true);
+        metrics.reloaded("credentials", false);
+        String scrape = registry.scrape().replace(",}", "}"); // this client ends label sets with a comma, Quarkus' does not
+        assertThat(scrape).contains("tbmq_redis_script_errors_total{script=\"add\"} 1.0",
+                "tbmq_redis_script_latency_seconds_count{script=\"add\"} 1",
+                "tbmq_reloads_total{result=\"refused\",what=\"credentials\"} 1.0");
+    }
+}
