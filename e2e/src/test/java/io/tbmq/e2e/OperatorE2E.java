@@ -445,7 +445,7 @@ class OperatorE2E {
 
     @Test
     @Order(9)
-    void monitoringMakesAPodMonitorWhereThePrometheusOperatorIsInstalledAndSaysSoWhereItIsNot() throws Exception {
+    void monitoringMakesAPodMonitorAndAlertsWhereThePrometheusOperatorIsInstalledAndSaysSoWhereItIsNot() throws Exception {
         // No Prometheus Operator: a condition of its own says so, and the cluster stays Ready.
         TbmqCluster on = edit(x -> x.getSpec().getMonitoring().setEnabled(true));
         TbmqCluster ready = awaitReady(on.getMetadata().getGeneration());
@@ -454,7 +454,7 @@ class OperatorE2E {
         assertThat(condition(ready, "MonitoringReady").getMessage()).contains("monitoring.coreos.com/v1", "spec.monitoring.enabled");
 
         // With its CRD (full schema) the PodMonitor is written, validated, and points at the brokers' metrics.
-        PodMonitorCrd.install(client);
+        MonitoringCrds.install(client, MonitoringCrds.POD_MONITOR);
         try {
             // The operator's own PodMonitor (config/monitoring/) passes the CRD's schema and selects the pods of
             // config/install/'s Deployment on a port they expose.
@@ -473,10 +473,20 @@ class OperatorE2E {
                 x.getSpec().getMonitoring().setInterval("15s");
                 x.getSpec().getMonitoring().getLabels().put("release", "prometheus");
             });
+            // Alerts are on by default: without the PrometheusRule API the condition says what is missing.
+            await("MonitoringReady without the PrometheusRule API", () -> {
+                Condition m = condition(get(), "MonitoringReady");
+                return m != null && "PrometheusRuleNotServed".equals(m.getReason())
+                        && m.getObservedGeneration() == labelled.getMetadata().getGeneration();
+            });
+            assertThat(condition(get(), "MonitoringReady").getStatus()).isEqualTo("False");
+            assertThat(condition(get(), "MonitoringReady").getMessage()).contains("spec.monitoring.alerts", "PrometheusRule");
+            MonitoringCrds.install(client, MonitoringCrds.PROMETHEUS_RULE);
             await("MonitoringReady", () -> {
                 Condition m = condition(get(), "MonitoringReady");
                 return m != null && "True".equals(m.getStatus()) && m.getObservedGeneration() == labelled.getMetadata().getGeneration();
             });
+            assertThat(condition(get(), "MonitoringReady").getReason()).isEqualTo("MonitoringApplied");
             var monitor = client.resources(io.fabric8.openshift.api.model.monitoring.v1.PodMonitor.class).inNamespace(NS)
                     .withName(NAME + "-broker").get();
             assertThat(monitor.getMetadata().getLabels()).containsEntry("release", "prometheus");
@@ -490,12 +500,41 @@ class OperatorE2E {
             assertThat(sts(NAME + "-broker").getSpec().getTemplate().getMetadata().getLabels())
                     .as("the broker pods the PodMonitor selects").containsAllEntriesOf(monitor.getSpec().getSelector().getMatchLabels());
 
-            TbmqCluster off = edit(x -> x.getSpec().getMonitoring().setEnabled(false));
+            // The alerting rules of config/monitoring/, validated by the CRD's schema, each series scoped to this
+            // cluster's brokers: the job the Prometheus Operator gives the PodMonitor's targets is NAMESPACE/NAME.
+            var rule = client.resources(MonitoringCrds.PROMETHEUS_RULE).inNamespace(NS).withName(NAME + "-broker").get();
+            assertThat(rule.getMetadata().getLabels()).containsEntry("release", "prometheus");
+            assertThat(rule.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> assertThat(o.getKind()).isEqualTo("TbmqCluster"));
+            var alerts = rule.getSpec().getGroups().stream().flatMap(g -> g.getRules().stream()).toList();
+            assertThat(alerts).as("the alerts of config/monitoring/tbmq-alerts.yaml")
+                    .hasSize(Files.readString(repo.resolve("config/monitoring/tbmq-alerts.yaml")).split("- alert: ", -1).length - 1);
+            for (var alert : alerts) {
+                String expr = alert.getExpr().getStrVal();
+                assertThat(expr).as(alert.getAlert()).contains("job=\"" + NS + "/" + NAME + "-broker\"").doesNotContain("job=\"tbmq\"");
+                assertThat(alert.getAnnotations()).as(alert.getAlert()).containsKeys("summary", "description");
+            }
+            assertThat(alerts).extracting(r -> r.getAlert()).contains("TbmqBrokerDown", "TbmqRedisScriptErrors", "TbmqPublishesRefused");
+
+            // Alerts off: the rule goes, the PodMonitor stays.
+            TbmqCluster noAlerts = edit(x -> x.getSpec().getMonitoring().setAlerts(false));
+            await("PrometheusRule deleted", () -> {
+                Condition m = condition(get(), "MonitoringReady");
+                return m != null && m.getObservedGeneration() == noAlerts.getMetadata().getGeneration()
+                        && client.resources(MonitoringCrds.PROMETHEUS_RULE).inNamespace(NS).withName(NAME + "-broker").get() == null;
+            });
+            assertThat(condition(get(), "MonitoringReady").getStatus()).isEqualTo("True");
+            assertThat(client.resources(MonitoringCrds.POD_MONITOR).inNamespace(NS).withName(NAME + "-broker").get()).isNotNull();
+
+            TbmqCluster off = edit(x -> {
+                x.getSpec().getMonitoring().setEnabled(false);
+                x.getSpec().getMonitoring().setAlerts(true);
+            });
             await("PodMonitor deleted and the condition gone", () -> client.resources(io.fabric8.openshift.api.model.monitoring.v1.PodMonitor.class)
                     .inNamespace(NS).withName(NAME + "-broker").get() == null && condition(get(), "MonitoringReady") == null);
             awaitReady(off.getMetadata().getGeneration());
         } finally {
-            PodMonitorCrd.uninstall(client);
+            MonitoringCrds.uninstall(client, MonitoringCrds.PROMETHEUS_RULE);
+            MonitoringCrds.uninstall(client, MonitoringCrds.POD_MONITOR);
         }
     }
 

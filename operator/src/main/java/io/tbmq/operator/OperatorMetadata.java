@@ -37,7 +37,9 @@ import io.quarkiverse.operatorsdk.annotations.SharedCSVMetadata;
                 Scale with one edit of `spec.targetThroughput`. The status shows the computed plan with the rule \
                 behind each number, ready/desired counts and per-component conditions; an invalid edit is reported \
                 as `Degraded` naming the field and changes nothing that runs. Bring your own Kafka or Redis with \
-                `mode: EXTERNAL`. Anonymous MQTT access is off unless you allow it; TLS comes from a Secret.
+                `mode: EXTERNAL`. Anonymous MQTT access is off unless you allow it; TLS comes from a Secret. \
+                With the Prometheus Operator, `spec.monitoring.enabled` adds a PodMonitor and a PrometheusRule \
+                with the brokers' alerts (a broker down, Kafka refusing messages, Redis errors, a growing lag).
 
                 Requires the Strimzi operator (kafka.strimzi.io/v1) for managed Kafka.
                 """,

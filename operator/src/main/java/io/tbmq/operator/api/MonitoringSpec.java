@@ -5,6 +5,7 @@ import java.util.Map;
 
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 
+import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Pattern;
 
 /** Scraping of the brokers' metrics by a Prometheus the Prometheus Operator runs. */
@@ -15,12 +16,18 @@ public class MonitoringSpec {
             + "is affected.")
     private boolean enabled;
 
+    @JsonPropertyDescription("With enabled, also create a PrometheusRule with the brokers' alerts (a broker down or cut off, Kafka "
+            + "refusing PUBLISHes, Redis errors, growing consumer lag, slow delivery, full session queues, heap pressure; "
+            + "docs/operations.md lists them), scoped to this cluster's brokers. Set false to keep alerts of your own.")
+    @Default("true")
+    private boolean alerts = true;
+
     @Pattern("^[0-9]+(ms|s|m|h)$")
     @JsonPropertyDescription("Scrape interval of the PodMonitor, a Prometheus duration such as 15s or 1m.")
     private String interval = "30s";
 
-    @JsonPropertyDescription("Extra labels on the PodMonitor, for a Prometheus whose podMonitorSelector picks monitors by label "
-            + "(kube-prometheus-stack selects release: <its Helm release name>).")
+    @JsonPropertyDescription("Extra labels on the PodMonitor and the PrometheusRule, for a Prometheus whose podMonitorSelector and "
+            + "ruleSelector pick them by label (kube-prometheus-stack selects release: <its Helm release name>).")
     private Map<String, String> labels = new LinkedHashMap<>();
 
     public boolean isEnabled() {
@@ -29,6 +36,14 @@ public class MonitoringSpec {
 
     public void setEnabled(boolean enabled) {
         this.enabled = enabled;
+    }
+
+    public boolean isAlerts() {
+        return alerts;
+    }
+
+    public void setAlerts(boolean alerts) {
+        this.alerts = alerts;
     }
 
     public String getInterval() {

@@ -33,7 +33,7 @@ public class TbmqClusterSpec {
     @JsonPropertyDescription("Explicit values that win over the sizing model.")
     private Overrides overrides = new Overrides();
 
-    @JsonPropertyDescription("Prometheus scraping of the brokers (a PodMonitor for the Prometheus Operator).")
+    @JsonPropertyDescription("Prometheus scraping of the brokers and their alerts (a PodMonitor and a PrometheusRule for the Prometheus Operator).")
     private MonitoringSpec monitoring = new MonitoringSpec();
 
     public long getTargetThroughput() {

@@ -1,7 +1,6 @@
 package io.tbmq.operator.provision;
 
 import io.fabric8.kubernetes.api.model.APIResourceList;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.tbmq.operator.api.MonitoringSpec;
@@ -10,14 +9,18 @@ import io.tbmq.operator.desired.MonitoringModel;
 import io.tbmq.operator.desired.Names;
 
 /**
- * Keeps the brokers' PodMonitor as spec.monitoring asks. Monitoring never holds up the cluster: a
- * missing Prometheus Operator is a condition of its own (MonitoringReady false), not a failure.
+ * Keeps the brokers' PodMonitor and PrometheusRule as spec.monitoring asks. Monitoring never holds
+ * up the cluster: a missing Prometheus Operator is a condition of its own (MonitoringReady false),
+ * not a failure.
  */
 public final class MonitoringProvisioner {
     public static final String CONDITION = "MonitoringReady";
     static final ResourceDefinitionContext POD_MONITORS = new ResourceDefinitionContext.Builder()
             .withGroup(MonitoringModel.GROUP).withVersion(MonitoringModel.VERSION).withKind(MonitoringModel.KIND)
             .withPlural(MonitoringModel.PLURAL).withNamespaced(true).build();
+    static final ResourceDefinitionContext PROMETHEUS_RULES = new ResourceDefinitionContext.Builder()
+            .withGroup(MonitoringModel.GROUP).withVersion(MonitoringModel.VERSION).withKind(MonitoringModel.RULE_KIND)
+            .withPlural(MonitoringModel.RULE_PLURAL).withNamespaced(true).build();
 
     /** What MonitoringReady says; none when monitoring is off. */
     public record Result(boolean ready, String reason, String message) {
@@ -30,34 +33,55 @@ public final class MonitoringProvisioner {
     }
 
     /**
-     * Creates or updates the PodMonitor when monitoring is on. When it is off, a PodMonitor this
-     * operator created ({@code created}: MonitoringReady was true) is deleted; returns null then.
+     * Creates or updates the PodMonitor, and the PrometheusRule unless spec.monitoring.alerts is
+     * false, when monitoring is on. What this operator may have created ({@code created}: there is a
+     * MonitoringReady condition) and is no longer asked for is deleted; returns null when monitoring is off.
      */
     public Result reconcile(TbmqCluster owner, Names names, boolean created) {
         MonitoringSpec spec = owner.getSpec().getMonitoring();
+        String namespace = owner.getMetadata().getNamespace();
         if (spec == null || !spec.isEnabled()) {
-            if (created && installed()) {
-                applier.client().genericKubernetesResources(POD_MONITORS).inNamespace(owner.getMetadata().getNamespace())
-                        .withName(names.brokers()).delete();
+            if (created) {
+                deleteIfServed(POD_MONITORS, namespace, names.brokers());
+                deleteIfServed(PROMETHEUS_RULES, namespace, names.brokers());
             }
             return null;
         }
-        if (!installed()) {
+        if (!served(MonitoringModel.PLURAL)) {
             return new Result(false, "PrometheusOperatorNotInstalled", "spec.monitoring.enabled is true but this cluster has no "
                     + MonitoringModel.KIND + " API (" + MonitoringModel.GROUP + "/" + MonitoringModel.VERSION + "): install the "
                     + "Prometheus Operator, or set spec.monitoring.enabled to false. The brokers export /q/metrics either way");
         }
-        GenericKubernetesResource monitor = MonitoringModel.podMonitor(owner, names);
-        applier.apply(monitor);
-        return new Result(true, "PodMonitorApplied", MonitoringModel.KIND + " " + names.brokers() + " has every broker's /q/metrics "
-                + "scraped every " + spec.getInterval());
+        applier.apply(MonitoringModel.podMonitor(owner, names));
+        String scraped = MonitoringModel.KIND + " " + names.brokers() + " has every broker's /q/metrics scraped every "
+                + spec.getInterval();
+        if (!spec.isAlerts()) {
+            if (created) {
+                deleteIfServed(PROMETHEUS_RULES, namespace, names.brokers());
+            }
+            return new Result(true, "PodMonitorApplied", scraped + "; no alerts (spec.monitoring.alerts is false)");
+        }
+        if (!served(MonitoringModel.RULE_PLURAL)) {
+            return new Result(false, "PrometheusRuleNotServed", scraped + ", but this cluster has no " + MonitoringModel.RULE_KIND
+                    + " API for the brokers' alerts: install the Prometheus Operator's PrometheusRule CRD, or set "
+                    + "spec.monitoring.alerts to false");
+        }
+        applier.apply(MonitoringModel.prometheusRule(owner, names));
+        return new Result(true, "MonitoringApplied", scraped + "; " + MonitoringModel.RULE_KIND + " " + names.brokers() + " holds the "
+                + MonitoringModel.alertCount() + " broker alerts");
     }
 
-    /** Whether the API server serves PodMonitors (API discovery, which every authenticated client may read). */
-    private boolean installed() {
+    private void deleteIfServed(ResourceDefinitionContext type, String namespace, String name) {
+        if (served(type.getPlural())) {
+            applier.client().genericKubernetesResources(type).inNamespace(namespace).withName(name).delete();
+        }
+    }
+
+    /** Whether the API server serves {@code plural} of monitoring.coreos.com/v1 (API discovery, which every authenticated client may read). */
+    private boolean served(String plural) {
         try {
             APIResourceList list = applier.client().getApiResources(MonitoringModel.GROUP + "/" + MonitoringModel.VERSION);
-            return list != null && list.getResources().stream().anyMatch(r -> MonitoringModel.PLURAL.equals(r.getName()));
+            return list != null && list.getResources().stream().anyMatch(r -> plural.equals(r.getName()));
         } catch (KubernetesClientException e) {
             if (e.getCode() == 404) {
                 return false;

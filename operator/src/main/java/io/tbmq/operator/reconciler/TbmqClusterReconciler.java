@@ -72,6 +72,7 @@ import io.tbmq.operator.validation.SpecValidator;
 @RBACRule(apiGroups = "policy", resources = "poddisruptionbudgets", verbs = { "get", "list", "watch", "create", "patch", "update",
         "delete" })
 @RBACRule(apiGroups = "monitoring.coreos.com", resources = "podmonitors", verbs = { "get", "create", "patch", "update", "delete" })
+@RBACRule(apiGroups = "monitoring.coreos.com", resources = "prometheusrules", verbs = { "get", "create", "patch", "update", "delete" })
 @RBACRule(apiGroups = "kafka.strimzi.io", resources = { "kafkas", "kafkanodepools", "kafkatopics", "kafkarebalances" }, verbs = {
         "get", "list", "watch", "create", "patch", "update", "delete" })
 public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<TbmqCluster> {
@@ -288,8 +289,7 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
         }
 
         Condition monitored = Conditions.find(status.getConditions(), MonitoringProvisioner.CONDITION);
-        MonitoringProvisioner.Result monitoring = new MonitoringProvisioner(applier).reconcile(resource, names,
-                monitored != null && "True".equals(monitored.getStatus()));
+        MonitoringProvisioner.Result monitoring = new MonitoringProvisioner(applier).reconcile(resource, names, monitored != null);
         if (monitoring == null) {
             status.getConditions().removeIf(c -> MonitoringProvisioner.CONDITION.equals(c.getType()));
         } else {

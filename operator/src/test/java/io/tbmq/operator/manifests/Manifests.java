@@ -57,6 +57,8 @@ final class Manifests {
         SPEC_DESCRIPTORS.put("redis.passwordSecret", List.of("urn:alm:descriptor:io.kubernetes:Secret"));
         SPEC_DESCRIPTORS.put("redis.fsync", List.of("urn:alm:descriptor:com.tectonic.ui:select:EVERYSEC",
                 "urn:alm:descriptor:com.tectonic.ui:select:ALWAYS"));
+        SPEC_DESCRIPTORS.put("monitoring.enabled", List.of("urn:alm:descriptor:com.tectonic.ui:booleanSwitch"));
+        SPEC_DESCRIPTORS.put("monitoring.alerts", List.of("urn:alm:descriptor:com.tectonic.ui:booleanSwitch"));
         STATUS_DESCRIPTORS.put("conditions", List.of("urn:alm:descriptor:io.kubernetes.conditions"));
         STATUS_DESCRIPTORS.put("brokers", List.of("urn:alm:descriptor:text"));
         STATUS_DESCRIPTORS.put("redis", List.of("urn:alm:descriptor:text"));
