@@ -513,7 +513,7 @@ class OperatorE2E {
                 assertThat(expr).as(alert.getAlert()).contains("job=\"" + NS + "/" + NAME + "-broker\"").doesNotContain("job=\"tbmq\"");
                 assertThat(alert.getAnnotations()).as(alert.getAlert()).containsKeys("summary", "description");
             }
-            assertThat(alerts).extracting(r -> r.getAlert()).contains("TbmqBrokerDown", "TbmqRedisScriptErrors", "TbmqPublishesRefused");
+            assertThat(alerts).extracting(r -> r.getAlert()).contains("TbmqBrokerDown", "TbmqRedisUnreachable", "TbmqPublishesFailing");
 
             // Alerts off: the rule goes, the PodMonitor stays.
             TbmqCluster noAlerts = edit(x -> x.getSpec().getMonitoring().setAlerts(false));

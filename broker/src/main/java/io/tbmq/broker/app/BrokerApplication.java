@@ -141,6 +141,11 @@ public class BrokerApplication {
                 .tag("version", version()).register(registry);
         metrics.gauge("tbmq.cluster.remote.sessions", "sessions other nodes hold", directory::size);
         metrics.gauge("tbmq.cluster.nodes.alive", "broker nodes with a recent heartbeat", () -> liveness.aliveNodes().size());
+        // What readiness reads, as series an alert can follow (a pod that is not ready is only seen by Kubernetes).
+        metrics.gauge("tbmq.kafka.reachable", "1 while Kafka answered this node within the last 6 s and its topics are in place",
+                () -> kafka.ready() ? 1 : 0);
+        metrics.gauge("tbmq.redis.reachable", "1 while Redis (on a Cluster: any master) answered within the last 6 s",
+                () -> redis.reachable() ? 1 : 0);
         for (String consumed : List.of(topics.msgAll(), topics.msgPersisted(), topics.downlinkBasic(node), topics.downlinkPersisted(node))) {
             metrics.gauge("tbmq.kafka.consumer.lag", "records this node's consumers are behind the topic's end", "topic", consumed,
                     () -> kafka.lag(consumed));

@@ -33,6 +33,8 @@ public final class BrokerMetrics {
     private final ConcurrentHashMap<String, Counter> drops = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Counter> violations = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Counter> reloads = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, AtomicInteger> reloadRefused = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Counter> publishRefusals = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Counter> refusedConnects = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Counter> internalErrors = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Counter> shed = new ConcurrentHashMap<>();
@@ -60,6 +62,9 @@ public final class BrokerMetrics {
     /** The files a broker applies without a restart, whose reload counts are exported from the start for the same reason. */
     public static final java.util.List<String> RELOADED_FILES = java.util.List.of("credentials", "tls");
 
+    /** Why a PUBLISH is refused before it is routed ({@link #publishRefused}), each exported from the start. */
+    public static final java.util.List<String> PUBLISH_REFUSALS = java.util.List.of("store-down", "not-authorized", "topic-invalid");
+
     public BrokerMetrics(MeterRegistry registry) {
         this.registry = registry;
         DROP_REASONS.forEach(this::dropCounter);
@@ -70,7 +75,9 @@ public final class BrokerMetrics {
         for (String what : RELOADED_FILES) {
             reloadCounter(what, true);
             reloadCounter(what, false);
+            reloadRefusedGauge(what);
         }
+        PUBLISH_REFUSALS.forEach(this::publishRefusalCounter);
         for (int q = 0; q < 3; q++) {
             messagesIn[q] = Counter.builder("tbmq.messages.in").tag("qos", Integer.toString(q))
                     .description("PUBLISH packets received from clients").register(registry);
@@ -193,6 +200,27 @@ public final class BrokerMetrics {
     /** A watched file (credentials, TLS) changed: {@code applied} false when it was refused and the old one stays. */
     public void reloaded(String what, boolean applied) {
         reloadCounter(what, applied).increment();
+        reloadRefusedGauge(what).set(applied ? 0 : 1);
+    }
+
+    /** 1 while the last change of the file was refused: the alert stays on until a valid file is applied. */
+    private AtomicInteger reloadRefusedGauge(String what) {
+        return reloadRefused.computeIfAbsent(what, w -> {
+            AtomicInteger refused = new AtomicInteger();
+            Gauge.builder("tbmq.reload.refused", refused, AtomicInteger::get).tag("what", w)
+                    .description("1 while the last change of this file was refused and the previous one is in force").register(registry);
+            return refused;
+        });
+    }
+
+    /** A PUBLISH refused before routing ({@link #PUBLISH_REFUSALS}); QoS 1/2 publishers hear so, QoS 0 ones do not. */
+    public void publishRefused(String reason) {
+        publishRefusalCounter(reason).increment();
+    }
+
+    private Counter publishRefusalCounter(String reason) {
+        return publishRefusals.computeIfAbsent(reason, r -> Counter.builder("tbmq.publish.refused").tag("reason", r)
+                .description("PUBLISHes refused before routing").register(registry));
     }
 
     private Counter reloadCounter(String what, boolean applied) {

@@ -56,7 +56,7 @@ final class PublishHandler {
         // Wildcards and a missing topic were refused by the frame validator; what is left is a limit.
         String invalid = Topics.invalidTopicName(topic, cfg.maxTopicLevels());
         if (invalid != null) {
-            refuse(c, qos, packetId, TOPIC_NAME_INVALID, invalid);
+            refuse(c, qos, packetId, TOPIC_NAME_INVALID, "topic-invalid", invalid);
             return;
         }
         Session session = c.session();
@@ -71,14 +71,15 @@ final class PublishHandler {
             return;
         }
         if (!c.mayPublish(topic)) {
-            refuse(c, qos, packetId, NOT_AUTHORIZED, "not authorized to publish to " + topic);
+            refuse(c, qos, packetId, NOT_AUTHORIZED, "not-authorized", "not authorized to publish to " + topic);
             return;
         }
         if (qos > 0 && c.broker().stores().storeDown()) {
             // Refused visibly rather than accepted into a pipeline that cannot reach its store.
             if (c.isV5()) {
-                refuse(c, qos, packetId, UNSPECIFIED_ERROR, "persistent session store unavailable");
+                refuse(c, qos, packetId, UNSPECIFIED_ERROR, "store-down", "persistent session store unavailable");
             } else {
+                c.broker().metrics().publishRefused("store-down");
                 c.close();
             }
             return;
@@ -121,8 +122,9 @@ final class PublishHandler {
     }
 
     /** Not routed; QoS 1/2 still get their ack, in order, with the reason code (v5). */
-    private static void refuse(Connection c, int qos, int packetId, int reasonCode, String reason) {
+    private static void refuse(Connection c, int qos, int packetId, int reasonCode, String metric, String reason) {
         LOG.debugf("PUBLISH refused (%s): %s", c, reason);
+        c.broker().metrics().publishRefused(metric);
         if (qos == 0) {
             return;
         }

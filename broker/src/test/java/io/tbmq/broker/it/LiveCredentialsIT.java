@@ -149,12 +149,14 @@ class LiveCredentialsIT {
         Files.writeString(users, "{\"users\": [{\"username\": \"steady\", \"password\": \"" + NEW + "\"}]}\n");
         Awaitility.await().atMost(Duration.ofSeconds(15))
                 .until(() -> metric("tbmq_reloads_total{result=\"refused\",what=\"credentials\"") > refused);
+        assertThat(metric("tbmq_reload_refused{what=\"credentials\"")).as("what TbmqFileRefused alerts on").isEqualTo(1.0);
         assertThat(meter.told()).as("meter-1 stays connected").isNotDone();
         assertThat(refusal("steady", "new-pw")).contains(Mqtt5ConnAckReasonCode.BAD_USER_NAME_OR_PASSWORD);
 
         // The TbmqUser deleted: its connected client is told 0x87 and cannot come back.
         Files.writeString(users, "{\"users\": [], \"certificates\": []}\n");
         assertThat(meter.told().get(15, TimeUnit.SECONDS)).isEqualTo(Mqtt5DisconnectReasonCode.NOT_AUTHORIZED);
+        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> metric("tbmq_reload_refused{what=\"credentials\"") == 0.0);
         assertThat(refusal("meter-1", "meter-secret")).contains(Mqtt5ConnAckReasonCode.BAD_USER_NAME_OR_PASSWORD);
         assertThat(steady.told()).as("a user of the credentials file is not touched").isNotDone();
 

@@ -50,12 +50,23 @@ class StoreDownIT {
             assertThatThrownBy(() -> c.publishWith().topic("down/x").qos(MqttQos.AT_LEAST_ONCE).payload("x".getBytes()).send())
                     .isInstanceOfSatisfying(Mqtt5PubAckException.class, e -> assertThat(e.getMqttMessage().getReasonCode())
                             .isEqualTo(Mqtt5PubAckReasonCode.UNSPECIFIED_ERROR));
+            // What TbmqRedisUnreachable alerts on, and the refusal counted by its reason.
+            assertThat(metric(broker, "tbmq_redis_reachable")).isZero();
+            assertThat(metric(broker, "tbmq_kafka_reachable")).isEqualTo(1.0);
+            assertThat(metric(broker, "tbmq_publish_refused_total{reason=\"store-down\"")).isEqualTo(1.0);
         } finally {
             redis.resume();
         }
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> broker.status("/q/health/ready") == 200);
+        assertThat(metric(broker, "tbmq_redis_reachable")).isEqualTo(1.0);
         c.publishWith().topic("down/x").qos(MqttQos.AT_LEAST_ONCE).payload("after".getBytes()).send();
         c.disconnect();
+    }
+
+    /** The value of the series whose line starts with {@code series}, summed over label sets (0 when absent). */
+    private static double metric(BrokerNode broker, String series) {
+        return broker.get("/q/metrics").lines().filter(l -> l.startsWith(series + (series.contains("{") ? "" : " ")) || l.startsWith(series + "{"))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
     }
 
     @Test

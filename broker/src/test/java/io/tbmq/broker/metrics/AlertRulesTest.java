@@ -30,7 +30,7 @@ class AlertRulesTest {
     static final Path UNIT_TESTS = Path.of("src", "test", "resources", "monitoring", "tbmq-alerts-test.yaml");
     static final YAMLMapper YAML = new YAMLMapper();
     /** A series selector: a metric name, with or without its label matchers. */
-    static final Pattern SELECTOR = Pattern.compile("\\b(up|(?:tbmq|jvm)_[a-z0-9_]+)\\b(\\{[^}]*})?");
+    static final Pattern SELECTOR = Pattern.compile("\\b(up|(?:tbmq|jvm|process)_[a-z0-9_]+)\\b(\\{[^}]*})?");
 
     @Test
     void promtoolAcceptsTheRules() throws Exception {

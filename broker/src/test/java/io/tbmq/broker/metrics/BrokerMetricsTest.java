@@ -28,6 +28,12 @@ class BrokerMetricsTest {
         }
         assertThat(scrape).contains("tbmq_messages_dropped_total{reason=\"queue-full\"} 0.0", "tbmq_publish_failed_total 0.0",
                 "tbmq_partition_moves_total{result=\"bounded\"} 0.0");
+        for (String reason : BrokerMetrics.PUBLISH_REFUSALS) {
+            assertThat(scrape).contains("tbmq_publish_refused_total{reason=\"" + reason + "\"} 0.0");
+        }
+        for (String what : BrokerMetrics.RELOADED_FILES) {
+            assertThat(scrape).contains("tbmq_reload_refused{what=\"" + what + "\"} 0.0");
+        }
     }
 
     @Test
@@ -39,14 +45,19 @@ class BrokerMetricsTest {
     }
 
     @Test
-    void aScriptCallIsCountedOnTheMetersRegisteredAtStart() {
+    void eventsAreCountedOnTheMetersRegisteredAtStart() {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         BrokerMetrics metrics = new BrokerMetrics(registry);
         metrics.redisScript("add", 1_000_000, true);
         metrics.reloaded("credentials", false);
+        metrics.publishRefused("store-down");
         String scrape = registry.scrape().replace(",}", "}"); // this client ends label sets with a comma, Quarkus' does not
         assertThat(scrape).contains("tbmq_redis_script_errors_total{script=\"add\"} 1.0",
                 "tbmq_redis_script_latency_seconds_count{script=\"add\"} 1",
-                "tbmq_reloads_total{result=\"refused\",what=\"credentials\"} 1.0");
+                "tbmq_reloads_total{result=\"refused\",what=\"credentials\"} 1.0",
+                "tbmq_reload_refused{what=\"credentials\"} 1.0", "tbmq_publish_refused_total{reason=\"store-down\"} 1.0");
+        metrics.reloaded("credentials", true);
+        assertThat(registry.scrape().replace(",}", "}")).as("a valid file applied ends the refusal")
+                .contains("tbmq_reload_refused{what=\"credentials\"} 0.0");
     }
 }

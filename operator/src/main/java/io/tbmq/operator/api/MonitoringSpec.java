@@ -17,7 +17,7 @@ public class MonitoringSpec {
     private boolean enabled;
 
     @JsonPropertyDescription("With enabled, also create a PrometheusRule with the brokers' alerts (a broker down or cut off, Kafka "
-            + "refusing PUBLISHes, Redis errors, growing consumer lag, slow delivery, full session queues, heap pressure; "
+            + "or Redis unreachable, failing PUBLISHes, consumer lag, full session queues, heap pressure; "
             + "docs/operations.md lists them), scoped to this cluster's brokers. Set false to keep alerts of your own.")
     @Default("true")
     private boolean alerts = true;
