@@ -525,6 +525,29 @@ class OperatorE2E {
             assertThat(condition(get(), "MonitoringReady").getStatus()).isEqualTo("True");
             assertThat(client.resources(MonitoringCrds.POD_MONITOR).inNamespace(NS).withName(NAME + "-broker").get()).isNotNull();
 
+            // A team's own PrometheusRule of that name is theirs: never overwritten nor deleted, and the condition says so.
+            var teams = new io.fabric8.openshift.api.model.monitoring.v1.PrometheusRuleBuilder().withNewMetadata().withName(NAME + "-broker")
+                    .withNamespace(NS).endMetadata().withNewSpec().addNewGroup().withName("team").addNewRule().withAlert("TeamAlert")
+                    .withExpr(new io.fabric8.kubernetes.api.model.IntOrString("vector(1)")).endRule().endGroup().endSpec().build();
+            client.resource(teams).create();
+            TbmqCluster taken = edit(x -> x.getSpec().getMonitoring().setAlerts(true));
+            await("MonitoringReady NameTaken", () -> {
+                Condition m = condition(get(), "MonitoringReady");
+                return m != null && m.getObservedGeneration() == taken.getMetadata().getGeneration() && "NameTaken".equals(m.getReason());
+            });
+            assertThat(condition(get(), "MonitoringReady").getMessage()).contains("spec.monitoring.alerts", "does not belong");
+            var kept = client.resources(MonitoringCrds.PROMETHEUS_RULE).inNamespace(NS).withName(NAME + "-broker").get();
+            assertThat(kept.getMetadata().getOwnerReferences()).isNullOrEmpty();
+            assertThat(kept.getSpec().getGroups()).singleElement().satisfies(g -> assertThat(g.getName()).isEqualTo("team"));
+            TbmqCluster teamsOnly = edit(x -> x.getSpec().getMonitoring().setAlerts(false));
+            await("MonitoringReady without alerts", () -> {
+                Condition m = condition(get(), "MonitoringReady");
+                return m != null && m.getObservedGeneration() == teamsOnly.getMetadata().getGeneration();
+            });
+            assertThat(client.resources(MonitoringCrds.PROMETHEUS_RULE).inNamespace(NS).withName(NAME + "-broker").get())
+                    .as("not deleted: not this cluster's").isNotNull();
+            client.resource(teams).delete();
+
             TbmqCluster off = edit(x -> {
                 x.getSpec().getMonitoring().setEnabled(false);
                 x.getSpec().getMonitoring().setAlerts(true);

@@ -141,6 +141,8 @@ public class BrokerApplication {
                 .tag("version", version()).register(registry);
         metrics.gauge("tbmq.cluster.remote.sessions", "sessions other nodes hold", directory::size);
         metrics.gauge("tbmq.cluster.nodes.alive", "broker nodes with a recent heartbeat", () -> liveness.aliveNodes().size());
+        metrics.gauge("tbmq.cluster.heartbeat.current", "1 while this node's own heartbeats come back to it through Kafka in time",
+                () -> liveness.viewIsCurrent() ? 1 : 0);
         // What readiness reads, as series an alert can follow (a pod that is not ready is only seen by Kubernetes).
         metrics.gauge("tbmq.kafka.reachable", "1 while Kafka answered this node within the last 6 s and its topics are in place",
                 () -> kafka.ready() ? 1 : 0);

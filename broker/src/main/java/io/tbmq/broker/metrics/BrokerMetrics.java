@@ -199,8 +199,9 @@ public final class BrokerMetrics {
 
     /** A watched file (credentials, TLS) changed: {@code applied} false when it was refused and the old one stays. */
     public void reloaded(String what, boolean applied) {
-        reloadCounter(what, applied).increment();
+        // The state first: whoever sees the count move reads the gauge that goes with it.
         reloadRefusedGauge(what).set(applied ? 0 : 1);
+        reloadCounter(what, applied).increment();
     }
 
     /** 1 while the last change of the file was refused: the alert stays on until a valid file is applied. */
