@@ -410,13 +410,21 @@ public class BrokerApplication {
         return started && !draining && server.isListening() && kafka.ready() && redis.reachable();
     }
 
+    /**
+     * Alive unless draining with the listeners closed, or a Kafka consumer stopped on an error: its
+     * partitions would go unread while the node looks healthy, and a restart gives them a consumer.
+     */
     public boolean live() {
-        return !draining || server == null || server.isListening();
+        return (!draining || server == null || server.isListening()) && (kafka == null || kafka.failedConsumer() == null);
     }
 
     public String status() {
         if (draining) {
             return "draining";
+        }
+        String failed = kafka == null ? null : kafka.failedConsumer();
+        if (failed != null) {
+            return "kafka consumer stopped: " + failed;
         }
         if (!started) {
             return startupStep + "; kafka " + (kafka == null ? "not started" : kafka.status());

@@ -20,6 +20,6 @@ public class BrokerLiveness implements HealthCheck {
 
     @Override
     public HealthCheckResponse call() {
-        return HealthCheckResponse.named("broker-process").status(broker.live()).build();
+        return HealthCheckResponse.named("broker-process").status(broker.live()).withData("status", broker.status()).build();
     }
 }

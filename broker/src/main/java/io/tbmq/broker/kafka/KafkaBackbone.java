@@ -183,6 +183,17 @@ public final class KafkaBackbone implements AutoCloseable {
         }
     }
 
+    /** A consumer that stopped without being asked to, as "topic: cause", or null while all run. */
+    public String failedConsumer() {
+        for (LogConsumer consumer : consumers) {
+            RuntimeException failure = consumer.failure();
+            if (failure != null) {
+                return consumer.topic() + ": " + rootMessage(failure);
+            }
+        }
+        return null;
+    }
+
     /** Topics exist and Kafka answered within the last few seconds. */
     public boolean ready() {
         return topicsReady && System.currentTimeMillis() - lastProbeOk < PROBE_STALE_MS;

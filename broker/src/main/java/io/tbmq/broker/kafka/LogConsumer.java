@@ -102,6 +102,8 @@ public final class LogConsumer implements Runnable {
         return end != null && offset < end;
     };
     private volatile boolean running = true;
+    /** Why this consumer stopped without being asked to; null while it runs or after a stop on purpose. */
+    private volatile RuntimeException failure;
     private volatile Consumer<byte[], byte[]> consumer;
     /** Records behind the partitions' ends, summed over this consumer's partitions (metric {@code tbmq_kafka_consumer_lag}). */
     private volatile long lag;
@@ -174,10 +176,12 @@ public final class LogConsumer implements Runnable {
             }
         } catch (WakeupException e) {
             if (running) {
+                failure = e;
                 throw e;
             }
         } catch (RuntimeException e) {
             LOG.errorf(e, "consumer of %s stopped", topic);
+            failure = e;
             throw e;
         } finally {
             if (!running) {
@@ -573,6 +577,14 @@ public final class LogConsumer implements Runnable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /**
+     * Why this consumer stopped on its own, or null. Its partitions are then read by nobody on this
+     * node, so the node's liveness check fails on it (a restart gives them a consumer again).
+     */
+    public RuntimeException failure() {
+        return failure;
     }
 
     public void stop() {

@@ -83,6 +83,27 @@ class LogConsumerTest {
     }
 
     @Test
+    void aConsumerThatStopsOnAnErrorSaysWhyAndOneStoppedOnPurposeDoesNot() throws Exception {
+        Member failing = new Member();
+        LogConsumer broken = start(failing, Duration.ZERO);
+        failing.step(() -> failing.rebalance(List.of(P0, P1)));
+        assertThat(broken.failure()).isNull();
+        // Say the group fenced this member: the thread ends, and its partitions would go unread.
+        failing.step(() -> failing.setPollException(new org.apache.kafka.common.KafkaException("fenced by the group")));
+        threads.get(0).join(5_000);
+        assertThat(threads.get(0).isAlive()).isFalse();
+        assertThat(broken.failure()).hasMessageContaining("fenced by the group");
+
+        Member healthy = new Member();
+        LogConsumer stopped = start(healthy, Duration.ZERO);
+        healthy.step(() -> healthy.rebalance(List.of(P0, P1)));
+        stopped.stop();
+        threads.get(1).join(5_000);
+        assertThat(threads.get(1).isAlive()).isFalse();
+        assertThat(stopped.failure()).as("a stop on purpose is no failure").isNull();
+    }
+
+    @Test
     void aConsumerStoppingOnPurposeCommitsWhatItProcessedBeforeLeaving() throws Exception {
         Member first = new Member();
         // No periodic commit happens in this test: everything rests on the one made when leaving.
