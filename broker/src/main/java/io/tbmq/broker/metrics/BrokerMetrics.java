@@ -25,6 +25,7 @@ public final class BrokerMetrics {
     private final Counter routed;
     private final Counter publishFailed;
     private final Counter retainedRefused;
+    private final Counter tlsFailed;
     private final Counter movesInOrder;
     private final Counter movesBounded;
     private final Timer produceLatency;
@@ -94,6 +95,8 @@ public final class BrokerMetrics {
         routed = Counter.builder("tbmq.messages.routed").description("subscriber copies made by routing").register(registry);
         publishFailed = Counter.builder("tbmq.publish.failed").description("PUBLISHes the message log did not accept").register(registry);
         retainedRefused = Counter.builder("tbmq.retained.refused").description("retained messages not stored: store full").register(registry);
+        tlsFailed = Counter.builder("tbmq.connections.tls.failed")
+                .description("connections closed because TLS failed on the client's side (protocol version, certificate)").register(registry);
         // Histogram buckets only: Prometheus computes quantiles; client-side percentiles cost CPU per message.
         produceLatency = Timer.builder("tbmq.kafka.produce.latency").description("PUBLISH received to Kafka acknowledged")
                 .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(100_000))
@@ -182,6 +185,11 @@ public final class BrokerMetrics {
         if (copies > 0) {
             routed.increment(copies);
         }
+    }
+
+    /** A TLS handshake or record failed: the client's doing, not a broker bug ({@link #internalError}). */
+    public void tlsFailed() {
+        tlsFailed.increment();
     }
 
     public void retainedRefused() {

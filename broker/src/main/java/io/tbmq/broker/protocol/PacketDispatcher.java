@@ -159,7 +159,12 @@ public final class PacketDispatcher extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (cause instanceof IOException) {
+        Throwable tls = causeOfType(cause, javax.net.ssl.SSLException.class);
+        if (tls != null) {
+            // The client's side of TLS (an old protocol version, a certificate we do not trust): not a bug of ours.
+            broker.metrics().tlsFailed();
+            ERRORS.info("closing %s: TLS failed: %s", ctx.channel().remoteAddress(), tls.getMessage());
+        } else if (causeOfType(cause, IOException.class) != null) {
             LOG.debugf("connection error %s: %s", ctx.channel().remoteAddress(), cause.getMessage());
         } else {
             broker.metrics().internalError(cause);
@@ -167,5 +172,15 @@ public final class PacketDispatcher extends ChannelInboundHandlerAdapter {
                     cause.getMessage());
         }
         ctx.close();
+    }
+
+    /** {@code cause} or the first of its causes that is a {@code type} (Netty wraps a handler's exceptions in a DecoderException). */
+    private static Throwable causeOfType(Throwable cause, Class<? extends Throwable> type) {
+        for (Throwable t = cause; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (type.isInstance(t)) {
+                return t;
+            }
+        }
+        return null;
     }
 }

@@ -93,6 +93,8 @@ class SecurityIT {
     @Test
     void tls10And11AreRefusedAndTls12Accepted() throws Exception {
         String target = "localhost:" + broker.tlsPort();
+        double tlsFailedBefore = metric("tbmq_connections_tls_failed_total");
+        double errorsBefore = metric("tbmq_connections_errors_total");
         for (String old : new String[] {"-tls1", "-tls1_1"}) {
             // Security level 0 lets this openssl offer the old protocol at all: the refusal must be the broker's.
             Result refused = run(List.of("openssl", "s_client", old, "-cipher", "DEFAULT@SECLEVEL=0", "-connect", target));
@@ -100,6 +102,16 @@ class SecurityIT {
         }
         Result current = run(List.of("openssl", "s_client", "-tls1_2", "-CAfile", certs.caCert().toString(), "-connect", target));
         assertThat(current.output()).contains("Protocol  : TLSv1.2").contains("Verify return code: 0 (ok)");
+        // Counted as the clients' TLS failures, not as broker bugs (which TbmqConnectionErrors alerts on).
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5))
+                .until(() -> metric("tbmq_connections_tls_failed_total") >= tlsFailedBefore + 2);
+        assertThat(metric("tbmq_connections_errors_total")).isEqualTo(errorsBefore);
+    }
+
+    /** A series summed over its label sets, 0 when absent. */
+    private double metric(String name) {
+        return broker.get("/q/metrics").lines().filter(l -> l.startsWith(name + " ") || l.startsWith(name + "{"))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
     }
 
     @Test
