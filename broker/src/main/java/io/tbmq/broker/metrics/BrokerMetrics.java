@@ -30,6 +30,7 @@ public final class BrokerMetrics {
     private final Counter movesBounded;
     private final Timer produceLatency;
     private final Timer deliveryLatency;
+    private final Timer liveDeliveryLatency;
     private final ConcurrentHashMap<String, AtomicInteger> connections = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Counter> drops = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Counter> violations = new ConcurrentHashMap<>();
@@ -65,6 +66,9 @@ public final class BrokerMetrics {
 
     /** Why a PUBLISH is refused before it is routed ({@link #publishRefused}), each exported from the start. */
     public static final java.util.List<String> PUBLISH_REFUSALS = java.util.List.of("store-down", "not-authorized", "topic-invalid");
+
+    /** Why a listener closes a connection right after accept ({@link #connectionShed}). */
+    public static final java.util.List<String> SHED_REASONS = java.util.List.of("limit", "rate");
 
     public BrokerMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -102,6 +106,11 @@ public final class BrokerMetrics {
                 .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(100_000))
                 .maximumExpectedValue(Duration.ofSeconds(30)).register(registry);
         deliveryLatency = Timer.builder("tbmq.delivery.latency").description("PUBLISH received to written to a subscriber")
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(100_000))
+                .maximumExpectedValue(Duration.ofSeconds(30)).register(registry);
+        // The series to alert on: without offline backlogs and retained messages, whose age is no delay.
+        liveDeliveryLatency = Timer.builder("tbmq.live.delivery.latency")
+                .description("PUBLISH received to written to a subscriber that was connected when it was received (RETAIN not set)")
                 .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(100_000))
                 .maximumExpectedValue(Duration.ofSeconds(30)).register(registry);
     }
@@ -165,11 +174,18 @@ public final class BrokerMetrics {
         bytesIn.increment(payloadBytes);
     }
 
-    public void messageOut(int qos, int payloadBytes, long latencyMicros) {
+    /**
+     * A PUBLISH written to a client: {@code latencyMicros} since the broker received it, -1 for a
+     * resend; {@code live} when the subscriber was connected at that moment and it is no retained copy.
+     */
+    public void messageOut(int qos, int payloadBytes, long latencyMicros, boolean live) {
         messagesOut[qos].increment();
         bytesOut.increment(payloadBytes);
         if (latencyMicros >= 0) {
             deliveryLatency.record(latencyMicros, TimeUnit.MICROSECONDS);
+            if (live) {
+                liveDeliveryLatency.record(latencyMicros, TimeUnit.MICROSECONDS);
+            }
         }
     }
 
@@ -270,10 +286,21 @@ public final class BrokerMetrics {
                 .description("connections ended by the connect timeout, by what they were waiting for").register(registry)).increment();
     }
 
+    /** A listener's shed counts, exported from the start at 0: an alert on their increase cannot see a counter that first appears at 1. */
+    public void listenerOpened(String listener) {
+        for (String reason : SHED_REASONS) {
+            shedCounter(listener, reason);
+        }
+    }
+
     /** A connection closed right after accept: its listener was at max-connections ("limit") or max-connection-rate ("rate"). */
     public void connectionShed(String listener, String reason) {
-        shed.computeIfAbsent(listener + "/" + reason, k -> Counter.builder("tbmq.connections.shed").tag("listener", listener)
+        shedCounter(listener, reason).increment();
+    }
+
+    private Counter shedCounter(String listener, String reason) {
+        return shed.computeIfAbsent(listener + "/" + reason, k -> Counter.builder("tbmq.connections.shed").tag("listener", listener)
                 .tag("reason", reason).description("connections closed right after accept by a listener limit")
-                .register(registry)).increment();
+                .register(registry));
     }
 }

@@ -194,7 +194,7 @@ final class ConnectHandler {
     private boolean finish(Connection c, Session session, boolean present, MqttProperties props, int keepAlive) {
         BrokerServices broker = c.broker();
         LOG.debugf("connected: %s, session present %s, %s", c, present, session.persistence());
-        c.state = Connection.State.CONNECTED;
+        c.connected();
         c.write(Packets.connAck(0, present, props));
         if (keepAlive > 0) {
             // One and a half times the keep alive without a packet ends the connection [MQTT-3.1.2-24].

@@ -73,6 +73,8 @@ public final class Connection implements DeliverySink {
     private final ArrayDeque<MqttMessage> heldWhileConnecting = new ArrayDeque<>();
 
     State state = State.AWAITING_CONNECT;
+    /** When the CONNACK went out: a message received before waited for this client, and is no live delivery. */
+    private long connectedAtMicros = Long.MAX_VALUE;
     /** What the CONNECT that arrived waits for before its CONNACK, and whose it is; named if the connect timeout ends the wait. */
     private volatile ConnectWait connectWait = ConnectWait.AUTHENTICATION;
     private volatile String connectingClientId;
@@ -172,6 +174,12 @@ public final class Connection implements DeliverySink {
 
     long credentialsGeneration() {
         return credentialsGeneration;
+    }
+
+    /** The CONNACK is going out: from now on, the client receives messages as they come. */
+    void connected() {
+        state = State.CONNECTED;
+        connectedAtMicros = Clock.nowMicros();
     }
 
     void credentialsGeneration(long generation) {
@@ -505,7 +513,8 @@ public final class Connection implements DeliverySink {
                 new MqttFixedHeader(MqttMessageType.PUBLISH, dup, MqttQoS.valueOf(out.qos()), out.retain(), 0),
                 new MqttPublishVariableHeader(topic, packetId, props), Unpooled.wrappedBuffer(m.payload()));
         channel.write(publish, channel.voidPromise());
-        broker.metrics().messageOut(out.qos(), m.payload().length, dup ? -1 : Clock.nowMicros() - m.createdAtMicros());
+        broker.metrics().messageOut(out.qos(), m.payload().length, dup ? -1 : Clock.nowMicros() - m.createdAtMicros(),
+                !out.retain() && m.createdAtMicros() >= connectedAtMicros);
         return true;
     }
 

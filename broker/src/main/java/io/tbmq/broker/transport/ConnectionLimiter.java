@@ -39,6 +39,7 @@ final class ConnectionLimiter extends ChannelInboundHandlerAdapter {
         this.nanoClock = nanoClock;
         this.tokens = ratePerSecond;
         this.refilledAt = nanoClock.getAsLong();
+        metrics.listenerOpened(listener);
     }
 
     /** A new maximum of open connections: connections already open above it stay, new ones are refused. */

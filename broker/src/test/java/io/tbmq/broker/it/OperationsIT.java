@@ -61,12 +61,57 @@ class OperationsIT {
             assertThat(metrics).contains("tbmq_connections{listener=\"tcp\"} 1.0");
             assertThat(metrics).contains("tbmq_kafka_produce_latency_seconds_count 1");
             assertThat(metrics).contains("tbmq_delivery_latency_seconds_bucket");
+            assertThat(metrics).contains("tbmq_live_delivery_latency_seconds_count 1");
+            assertThat(metrics).as("exported at 0 for the alert on shed connections")
+                    .contains("tbmq_connections_shed_total{listener=\"tcp\",reason=\"limit\"} 0.0",
+                            "tbmq_connections_shed_total{listener=\"tcp\",reason=\"rate\"} 0.0");
         });
         c.disconnect();
     }
 
     @Test
     @Order(2)
+    void theLiveDeliveryLatencyLeavesOutWhatWaitedForAnOfflineDeviceAndRetainedMessages() throws Exception {
+        Mqtt5BlockingClient device = persistentDevice("ops-latency-device");
+        device.subscribeWith().topicFilter("ops/backlog").qos(MqttQos.AT_LEAST_ONCE).send();
+        device.disconnect();
+        Mqtt5BlockingClient publisher = Clients.alice5(broker, "ops-latency-publisher");
+        publisher.publishWith().topic("ops/backlog").qos(MqttQos.AT_LEAST_ONCE).payload("waited".getBytes()).send();
+        publisher.publishWith().topic("ops/retained").qos(MqttQos.AT_LEAST_ONCE).retain(true).payload("kept".getBytes()).send();
+        Thread.sleep(1_500); // both are over a second old when they go out
+        device = persistentDevice("ops-latency-device");
+        try (Mqtt5BlockingClient.Mqtt5Publishes in = device.publishes(com.hivemq.client.mqtt.MqttGlobalPublishFilter.ALL)) {
+            assertThat(in.receive(10, TimeUnit.SECONDS)).as("the stored message").hasValueSatisfying(
+                    m -> assertThat(Clients.text(m.getPayloadAsBytes())).isEqualTo("waited"));
+            device.subscribeWith().topicFilter("ops/retained").qos(MqttQos.AT_LEAST_ONCE).send();
+            assertThat(in.receive(10, TimeUnit.SECONDS)).as("the retained message").hasValueSatisfying(
+                    m -> assertThat(Clients.text(m.getPayloadAsBytes())).isEqualTo("kept"));
+            publisher.publishWith().topic("ops/backlog").qos(MqttQos.AT_LEAST_ONCE).payload("live".getBytes()).send();
+            assertThat(in.receive(10, TimeUnit.SECONDS)).as("a live message").hasValueSatisfying(
+                    m -> assertThat(Clients.text(m.getPayloadAsBytes())).isEqualTo("live"));
+        }
+        Awaitility.await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> {
+            String metrics = broker.get("/q/metrics");
+            assertThat(metrics).as("every delivery since the first test").contains("tbmq_delivery_latency_seconds_count 4");
+            assertThat(metrics).as("the first test's and the live one").contains("tbmq_live_delivery_latency_seconds_count 2");
+            assertThat(metrics).as("the backlog and retained ones, only in the delivery latency")
+                    .containsPattern("tbmq_live_delivery_latency_seconds_max 0\\.")
+                    .containsPattern("tbmq_delivery_latency_seconds_max [1-9]");
+        });
+        device.disconnect();
+        publisher.publishWith().topic("ops/retained").retain(true).payload(new byte[0]).send();
+        publisher.disconnect();
+    }
+
+    private static Mqtt5BlockingClient persistentDevice(String clientId) {
+        Mqtt5BlockingClient c = Clients.v5(broker, clientId).buildBlocking();
+        c.connectWith().cleanStart(false).sessionExpiryInterval(600).simpleAuth().username("alice")
+                .password(ItStack.PASSWORD.getBytes(StandardCharsets.UTF_8)).applySimpleAuth().send();
+        return c;
+    }
+
+    @Test
+    @Order(3)
     void kafkaOutageMakesTheNodeUnreadyAndPublishersGetAReasonCodeThenItRecovers() {
         ManagedProcess kafka = it.stack().kafka().process();
         Mqtt5BlockingClient c = Clients.alice5(broker, "ops-outage");
@@ -89,7 +134,7 @@ class OperationsIT {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void gracefulShutdownTellsV5ClientsServerShuttingDown() throws Exception {
         CompletableFuture<Throwable> cause = new CompletableFuture<>();
         Mqtt5BlockingClient c = Clients.v5(broker, "ops-shutdown").addDisconnectedListener(ctx -> cause.complete(ctx.getCause()))

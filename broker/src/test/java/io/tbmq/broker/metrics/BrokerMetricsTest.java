@@ -60,4 +60,31 @@ class BrokerMetricsTest {
         assertThat(registry.scrape().replace(",}", "}")).as("a valid file applied ends the refusal")
                 .contains("tbmq_reload_refused{what=\"credentials\"} 0.0");
     }
+
+    @Test
+    void aListenersShedCountsAreExportedAtZeroAndCountTheirReason() {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        BrokerMetrics metrics = new BrokerMetrics(registry);
+        metrics.listenerOpened("tls");
+        String scrape = registry.scrape().replace(",}", "}");
+        for (String reason : BrokerMetrics.SHED_REASONS) {
+            assertThat(scrape).contains("tbmq_connections_shed_total{listener=\"tls\",reason=\"" + reason + "\"} 0.0");
+        }
+        metrics.connectionShed("tls", "limit");
+        assertThat(registry.scrape().replace(",}", "}")).contains("tbmq_connections_shed_total{listener=\"tls\",reason=\"limit\"} 1.0",
+                "tbmq_connections_shed_total{listener=\"tls\",reason=\"rate\"} 0.0");
+    }
+
+    @Test
+    void onlyLiveDeliveriesCountInTheLiveLatencyResendsInNeither() {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        BrokerMetrics metrics = new BrokerMetrics(registry);
+        metrics.messageOut(1, 10, 2_000, true);
+        metrics.messageOut(1, 10, 60_000_000, false); // a minute-old message that waited for its offline device
+        metrics.messageOut(1, 10, -1, true); // a resend
+        String scrape = registry.scrape();
+        assertThat(scrape).contains("tbmq_live_delivery_latency_seconds_count 1", "tbmq_delivery_latency_seconds_count 2",
+                "tbmq_messages_out_total{qos=\"1\",} 3.0");
+        assertThat(scrape).contains("tbmq_live_delivery_latency_seconds_max 0.002", "tbmq_delivery_latency_seconds_max 60.0");
+    }
 }
