@@ -5,9 +5,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
+import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -27,8 +33,8 @@ import io.tbmq.localstack.BrokerNode;
 import io.tbmq.localstack.ManagedProcess;
 
 /**
- * Health, metrics, a Kafka outage and graceful shutdown, on a stack of its own (this test stops
- * Kafka and the broker).
+ * Health, metrics, a fenced Kafka consumer, a Kafka outage and graceful shutdown, on a stack of
+ * its own (this test stops Kafka and the broker).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class OperationsIT {
@@ -72,15 +78,18 @@ class OperationsIT {
     @Test
     @Order(2)
     void theLiveDeliveryLatencyLeavesOutWhatWaitedForAnOfflineDeviceAndRetainedMessages() throws Exception {
-        Mqtt5BlockingClient device = persistentDevice("ops-latency-device");
+        Mqtt5BlockingClient device = Clients.v5(broker, "ops-latency-device").buildBlocking();
+        connectPersistent(device);
         device.subscribeWith().topicFilter("ops/backlog").qos(MqttQos.AT_LEAST_ONCE).send();
         device.disconnect();
         Mqtt5BlockingClient publisher = Clients.alice5(broker, "ops-latency-publisher");
         publisher.publishWith().topic("ops/backlog").qos(MqttQos.AT_LEAST_ONCE).payload("waited".getBytes()).send();
         publisher.publishWith().topic("ops/retained").qos(MqttQos.AT_LEAST_ONCE).retain(true).payload("kept".getBytes()).send();
         Thread.sleep(1_500); // both are over a second old when they go out
-        device = persistentDevice("ops-latency-device");
+        device = Clients.v5(broker, "ops-latency-device").buildBlocking();
+        // Listening before the CONNECT: the stored message follows the CONNACK at once.
         try (Mqtt5BlockingClient.Mqtt5Publishes in = device.publishes(com.hivemq.client.mqtt.MqttGlobalPublishFilter.ALL)) {
+            connectPersistent(device);
             assertThat(in.receive(10, TimeUnit.SECONDS)).as("the stored message").hasValueSatisfying(
                     m -> assertThat(Clients.text(m.getPayloadAsBytes())).isEqualTo("waited"));
             device.subscribeWith().topicFilter("ops/retained").qos(MqttQos.AT_LEAST_ONCE).send();
@@ -103,15 +112,47 @@ class OperationsIT {
         publisher.disconnect();
     }
 
-    private static Mqtt5BlockingClient persistentDevice(String clientId) {
-        Mqtt5BlockingClient c = Clients.v5(broker, clientId).buildBlocking();
+    private static void connectPersistent(Mqtt5BlockingClient c) {
         c.connectWith().cleanStart(false).sessionExpiryInterval(600).simpleAuth().username("alice")
                 .password(ItStack.PASSWORD.getBytes(StandardCharsets.UTF_8)).applySimpleAuth().send();
-        return c;
     }
 
     @Test
     @Order(3)
+    void aRoutingConsumerFencedByAnotherWithItsIdentityFailsLivenessAndARestartRoutesAgain() throws Exception {
+        // What a second node started with this node's id does: it joins the routing group as the
+        // same static member, and Kafka fences this node's consumer of tbmq.msg.all.
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, it.stack().kafka().bootstrapServers());
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, "tbmq-msg-all-router");
+        p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "tbmq-" + broker.nodeId() + "-msg-all-0");
+        p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "10000");
+        try (KafkaConsumer<byte[], byte[]> impostor = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            impostor.subscribe(List.of("tbmq.msg.all"));
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> {
+                impostor.poll(Duration.ofMillis(200));
+                return broker.status("/q/health/live") == 503;
+            });
+        }
+        assertThat(broker.get("/q/health/live")).as("names the consumer that stopped")
+                .contains("kafka consumer stopped: tbmq.msg.all");
+        // What the kubelet does on the failed liveness probe: the restarted node takes its identity back.
+        broker.restart(Duration.ofSeconds(60));
+        assertThat(broker.status("/q/health/live")).isEqualTo(200);
+        Mqtt5BlockingClient c = Clients.alice5(broker, "ops-fenced");
+        try (Mqtt5BlockingClient.Mqtt5Publishes in = c.publishes(com.hivemq.client.mqtt.MqttGlobalPublishFilter.ALL)) {
+            c.subscribeWith().topicFilter("ops/fenced").qos(MqttQos.AT_LEAST_ONCE).send();
+            c.publishWith().topic("ops/fenced").qos(MqttQos.AT_LEAST_ONCE).payload("routed".getBytes()).send();
+            assertThat(in.receive(30, TimeUnit.SECONDS)).as("routed through tbmq.msg.all again").hasValueSatisfying(
+                    m -> assertThat(Clients.text(m.getPayloadAsBytes())).isEqualTo("routed"));
+        }
+        c.disconnect();
+    }
+
+    @Test
+    @Order(4)
     void kafkaOutageMakesTheNodeUnreadyAndPublishersGetAReasonCodeThenItRecovers() {
         ManagedProcess kafka = it.stack().kafka().process();
         Mqtt5BlockingClient c = Clients.alice5(broker, "ops-outage");
@@ -134,7 +175,7 @@ class OperationsIT {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void gracefulShutdownTellsV5ClientsServerShuttingDown() throws Exception {
         CompletableFuture<Throwable> cause = new CompletableFuture<>();
         Mqtt5BlockingClient c = Clients.v5(broker, "ops-shutdown").addDisconnectedListener(ctx -> cause.complete(ctx.getCause()))
