@@ -82,9 +82,9 @@ class BrokerMetricsTest {
         metrics.messageOut(1, 10, 2_000, true);
         metrics.messageOut(1, 10, 60_000_000, false); // a minute-old message that waited for its offline device
         metrics.messageOut(1, 10, -1, true); // a resend
-        String scrape = registry.scrape();
+        String scrape = registry.scrape().replace(",}", "}");
         assertThat(scrape).contains("tbmq_live_delivery_latency_seconds_count 1", "tbmq_delivery_latency_seconds_count 2",
-                "tbmq_messages_out_total{qos=\"1\",} 3.0");
+                "tbmq_messages_out_total{qos=\"1\"} 3.0");
         assertThat(scrape).contains("tbmq_live_delivery_latency_seconds_max 0.002", "tbmq_delivery_latency_seconds_max 60.0");
     }
 }
