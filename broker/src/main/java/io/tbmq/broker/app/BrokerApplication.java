@@ -20,6 +20,7 @@ import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.tbmq.broker.cluster.ClusterDirectory;
 import io.tbmq.broker.cluster.DownlinkHandler;
+import io.tbmq.broker.cluster.DuplicateNodeId;
 import io.tbmq.broker.cluster.NodeLiveness;
 import io.tbmq.broker.cluster.OrphanAdoption;
 import io.tbmq.broker.cluster.SessionFeed;
@@ -84,6 +85,8 @@ public class BrokerApplication {
     private volatile java.util.concurrent.ScheduledFuture<?> heartbeat;
     /** Orders heartbeats before the record saying this node left: none may follow it. */
     private final Object heartbeatSends = new Object();
+    /** This process, in its heartbeats: another process with this node's id is told apart by it. */
+    private final String incarnation = java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 16);
     private boolean left;
     private KafkaTopics topics;
     private java.util.concurrent.ScheduledExecutorService liveSettings;
@@ -110,7 +113,8 @@ public class BrokerApplication {
                 kafkaCommon.getProperty(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "PLAINTEXT"));
         sender = new KafkaSender(clients);
         kafka = new KafkaBackbone(config.kafka(), clients);
-        NodeLiveness liveness = new NodeLiveness(node, config.cluster().nodeTimeout());
+        NodeLiveness liveness = new NodeLiveness(node, incarnation, config.cluster().nodeTimeout());
+        DuplicateNodeId duplicate = new DuplicateNodeId(node, liveness);
         messageLog = new KafkaMessageLog(sender, topics, metrics, kafka.admin(), config.kafka().partitionMoveWait(),
                 liveness::movesUnderWay, this::announceMove);
         ApplicationTopics appTopics = new ApplicationTopics(config.kafka().topicPrefix().orElse(""), kafka.admin(),
@@ -141,6 +145,8 @@ public class BrokerApplication {
                 .tag("version", version()).register(registry);
         metrics.gauge("tbmq.cluster.remote.sessions", "sessions other nodes hold", directory::size);
         metrics.gauge("tbmq.cluster.nodes.alive", "broker nodes with a recent heartbeat", () -> liveness.aliveNodes().size());
+        metrics.gauge("tbmq.cluster.node.id.duplicate", "1 while another broker process sends heartbeats with this node's id",
+                duplicate::heard);
         metrics.gauge("tbmq.cluster.heartbeat.current", "1 while this node's own heartbeats come back to it through Kafka in time",
                 () -> liveness.viewIsCurrent() ? 1 : 0);
         // What readiness reads, as series an alert can follow (a pod that is not ready is only seen by Kubernetes).
@@ -175,9 +181,15 @@ public class BrokerApplication {
                 sender.warm(topics.msgAll(), topics.msgPersisted(), topics.clientSessions(), topics.retained(), topics.clusterNodes());
                 startupStep = "reading the partitions of tbmq.msg.all";
                 messageLog.start();
-                startupStep = "reading sessions, retained messages and nodes";
-                tails.add(new CompactedTail(clients, "nodes", topics.clusterNodes(), liveness).start());
+                startupStep = "reading nodes and retained messages";
+                CompactedTail nodes = new CompactedTail(clients, "nodes", topics.clusterNodes(), liveness).start();
+                tails.add(nodes);
                 tails.add(new CompactedTail(clients, "retained", topics.retained(), new RetainedFeed(core.retained())).start());
+                nodes.awaitCaughtUp(Duration.ofMinutes(5));
+                // Before this node takes its sessions back (its clients' Wills go out) or joins a consumer group.
+                startupStep = "checking that no other broker runs with node id " + node;
+                duplicate.checkBeforeJoining(config.cluster().heartbeatInterval());
+                startupStep = "reading sessions and retained messages";
                 tails.add(new CompactedTail(clients, "sessions", topics.clientSessions(),
                         new SessionFeed(node, core.sessions(), directory, lost)).start());
                 for (CompactedTail tail : tails) {
@@ -186,6 +198,7 @@ public class BrokerApplication {
                 startupStep = "starting consumers";
                 heartbeat = core.timers().scheduleAtFixedRate(() -> {
                     sendHeartbeat();
+                    duplicate.heard(); // logs a process heard with this node's id, scraped or not
                     try {
                         // A first send to a topic waits for its metadata: fetch it here, not on a Redis or Kafka I/O thread.
                         for (String other : liveness.aliveNodes()) {
@@ -222,10 +235,14 @@ public class BrokerApplication {
                 config.liveSettingsFile().ifPresent(file -> watchLiveSettings(file, topics, appTopics));
                 watchCredentialsAndCertificates();
                 started = true;
-                LOG.infof("node %s (TBMQ %s) started; Kafka %s, Redis %s %s; %d other nodes alive", node, version(), config.kafka().bootstrapServers(),
+                LOG.infof("node %s (TBMQ %s, process %s) started; Kafka %s, Redis %s %s; %d other nodes alive", node, version(), incarnation,
+                        config.kafka().bootstrapServers(),
                         config.redis().mode(), config.redis().nodes(), liveness.aliveNodes().size() - 1);
             } catch (RuntimeException e) {
                 LOG.errorf(e, "node %s failed to start while %s", node, startupStep);
+                Quarkus.asyncExit(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
                 Quarkus.asyncExit(1);
             }
         }, "tbmq-startup");
@@ -380,7 +397,7 @@ public class BrokerApplication {
         synchronized (heartbeatSends) {
             if (!left) {
                 sender.send(topics.clusterNodes(), config.nodeId().getBytes(StandardCharsets.UTF_8),
-                        messageLog.heartbeat(System.currentTimeMillis()).encode());
+                        messageLog.heartbeat(System.currentTimeMillis()).from(incarnation).encode());
             }
         }
     }

@@ -1,6 +1,7 @@
 package io.tbmq.broker.cluster;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -16,9 +17,14 @@ import io.tbmq.broker.record.NodeHeartbeat;
  * given one timeout from this node's start before it counts as dead. (The writer's clock is used
  * only to tell a stale move in a heartbeat read at start.) A heartbeat also says whether
  * its node is moving topics to partitions tbmq.msg.all gained ({@link NodeHeartbeat}).
+ *
+ * <p>A heartbeat also names the process that sent it: one of this node's id sent by another process
+ * is a second broker given the same id ({@link #otherProcessWithOwnId}), which would fence this one's
+ * Kafka consumers (they share its static group membership) and answer for its sessions.
  */
 public final class NodeLiveness implements TailHandler {
     private final String self;
+    private final String incarnation;
     private final long timeoutNanos;
     private final long timeoutMillis;
     private final long startedAt = System.nanoTime();
@@ -28,9 +34,23 @@ public final class NodeLiveness implements TailHandler {
     /** The move each node's latest heartbeat reports; nodes not moving are absent. */
     private final ConcurrentHashMap<String, NodeHeartbeat> moving = new ConcurrentHashMap<>();
     private volatile boolean caughtUp;
+    /** The latest heartbeat of this node's id from another process read while catching up: a predecessor, or a twin. */
+    private volatile NodeHeartbeat predecessor;
+    /** The latest heartbeat of this node's id from another process read live, and when: a twin. */
+    private volatile NodeHeartbeat twin;
+    private volatile long twinHeardAt;
 
-    public NodeLiveness(String self, java.time.Duration timeout) {
+    public NodeLiveness(String self, Duration timeout) {
+        this(self, null, timeout);
+    }
+
+    /**
+     * @param incarnation the id this process puts in its heartbeats ({@link NodeHeartbeat#from}); null
+     *     where nothing else uses this node's id
+     */
+    public NodeLiveness(String self, String incarnation, Duration timeout) {
         this.self = self;
+        this.incarnation = incarnation;
         this.timeoutNanos = timeout.toNanos();
         this.timeoutMillis = timeout.toMillis();
     }
@@ -39,12 +59,23 @@ public final class NodeLiveness implements TailHandler {
     public void record(byte[] key, byte[] value) {
         String node = new String(key, StandardCharsets.UTF_8);
         if (value == null) {
+            if (node.equals(self) && !caughtUp) {
+                predecessor = null; // it left: nobody else is using this id
+            }
             left.add(node);
             leftAt.put(node, System.nanoTime());
             lastHeard.remove(node);
             moving.remove(node);
         } else {
             NodeHeartbeat heartbeat = NodeHeartbeat.decode(value);
+            if (node.equals(self) && incarnation != null && !incarnation.equals(heartbeat.incarnation())) {
+                if (caughtUp) {
+                    twinHeardAt = System.nanoTime();
+                    twin = heartbeat;
+                } else {
+                    predecessor = heartbeat;
+                }
+            }
             // A node that died moving left its last heartbeat in the topic, and a node starting reads it again: a move
             // read while catching up is believed only if the writer's clock says it is recent. One read live was just sent.
             boolean recent = caughtUp || Math.abs(System.currentTimeMillis() - heartbeat.sentAtMillis()) < timeoutMillis;
@@ -139,5 +170,34 @@ public final class NodeLiveness implements TailHandler {
     /** The node that acts for dead ones: the live node with the lowest id. Every node computes the same. */
     public boolean isCaretaker() {
         return aliveNodes().iterator().next().equals(self);
+    }
+
+    /**
+     * How long to listen, once caught up, for another process sending heartbeats with this node's id
+     * before this one sends any: zero when the last record of this id is its leaving or a heartbeat
+     * older than three of {@code interval} by the writer's clock (its process died); otherwise until
+     * three intervals after that heartbeat was sent, as a live process would send another by then.
+     * Capped at three intervals, so a writer's clock running ahead does not hold this node back.
+     */
+    public Duration waitForTwin(Duration interval, long nowMillis) {
+        NodeHeartbeat last = predecessor;
+        if (last == null) {
+            return Duration.ZERO;
+        }
+        long window = 3 * interval.toMillis();
+        long age = nowMillis - last.sentAtMillis();
+        return Duration.ofMillis(Math.max(0, Math.min(window, window - age)));
+    }
+
+    /**
+     * The latest heartbeat another process sent with this node's id, if it was read after catching up
+     * and within one node timeout: two brokers run with one id. Empty while none is.
+     */
+    public java.util.Optional<NodeHeartbeat> otherProcessWithOwnId() {
+        NodeHeartbeat heard = twin;
+        if (heard == null || System.nanoTime() - twinHeardAt >= timeoutNanos) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(heard);
     }
 }

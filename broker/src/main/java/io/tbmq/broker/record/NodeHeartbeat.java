@@ -4,21 +4,34 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * A node's heartbeat in tbmq.cluster.nodes: when it was sent (the writer's clock: a move reported
- * in an old heartbeat is not believed) and, while the node moves topics to partitions tbmq.msg.all
- * gained, from how many partitions to how many. A node that starts during such a move joins it.
+ * in an old heartbeat is not believed), while the node moves topics to partitions tbmq.msg.all
+ * gained, from how many partitions to how many (a node that starts during such a move joins it),
+ * and which process sent it, so that two processes given one node id can tell each other apart.
  *
- * <p>Text: {@code <millis>}, or {@code <millis> moving <from> <to>}. Brokers of earlier versions
- * wrote the millis alone and read nothing of the value, so both ways round a rolling upgrade works.
+ * <p>Text: {@code <millis>}, then {@code moving <from> <to>} during a move, then {@code incarnation <id>}.
+ * Brokers of earlier versions wrote the millis and the move alone, and read the move only from the
+ * second to the fourth field, so both ways round a rolling upgrade works.
  *
  * @param movingFrom partitions before the growth the node is moving for, or 0 when it is not moving
  * @param movingTo partitions after it, or 0
+ * @param incarnation the sending process's id, chosen at its start; null from brokers of earlier versions
  */
-public record NodeHeartbeat(long sentAtMillis, int movingFrom, int movingTo) {
+public record NodeHeartbeat(long sentAtMillis, int movingFrom, int movingTo, String incarnation) {
     private static final String MOVING = "moving";
+    private static final String INCARNATION = "incarnation";
     private static final java.util.regex.Pattern SPACES = java.util.regex.Pattern.compile(" +");
+
+    public NodeHeartbeat(long sentAtMillis, int movingFrom, int movingTo) {
+        this(sentAtMillis, movingFrom, movingTo, null);
+    }
 
     public static NodeHeartbeat idle(long sentAtMillis) {
         return new NodeHeartbeat(sentAtMillis, 0, 0);
+    }
+
+    /** This heartbeat as sent by the process {@code id} (letters and digits, no spaces). */
+    public NodeHeartbeat from(String id) {
+        return new NodeHeartbeat(sentAtMillis, movingFrom, movingTo, id);
     }
 
     public boolean moving() {
@@ -26,26 +39,44 @@ public record NodeHeartbeat(long sentAtMillis, int movingFrom, int movingTo) {
     }
 
     public byte[] encode() {
-        String text = moving() ? sentAtMillis + " " + MOVING + " " + movingFrom + " " + movingTo : Long.toString(sentAtMillis);
-        return text.getBytes(StandardCharsets.UTF_8);
+        StringBuilder text = new StringBuilder().append(sentAtMillis);
+        if (moving()) {
+            text.append(' ').append(MOVING).append(' ').append(movingFrom).append(' ').append(movingTo);
+        }
+        if (incarnation != null) {
+            text.append(' ').append(INCARNATION).append(' ').append(incarnation);
+        }
+        return text.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     /** Reads what it can: a value it does not understand is a heartbeat all the same, of a node not moving. */
     public static NodeHeartbeat decode(byte[] value) {
         String[] parts = SPACES.split(new String(value, StandardCharsets.UTF_8).trim());
         long sentAt = 0;
+        int from = 0;
+        int to = 0;
+        String incarnation = null;
         try {
             sentAt = Long.parseLong(parts[0]);
-            // Fields a later version may add go after these.
-            if (parts.length >= 4 && parts[1].equals(MOVING)) {
-                NodeHeartbeat moving = new NodeHeartbeat(sentAt, Integer.parseInt(parts[2]), Integer.parseInt(parts[3]));
-                if (moving.moving()) {
-                    return moving;
-                }
-            }
         } catch (NumberFormatException e) {
             // a heartbeat written by something else: its node is alive, and not moving as far as this node knows
         }
-        return idle(sentAt);
+        // Fields a later version may add go after these, each a name and its value.
+        for (int i = 1; i + 1 < parts.length; i++) {
+            if (parts[i].equals(MOVING) && i == 1 && parts.length >= 4) {
+                try {
+                    from = Integer.parseInt(parts[2]);
+                    to = Integer.parseInt(parts[3]);
+                } catch (NumberFormatException e) {
+                    from = 0;
+                    to = 0;
+                }
+                i = 3;
+            } else if (parts[i].equals(INCARNATION)) {
+                incarnation = parts[++i];
+            }
+        }
+        NodeHeartbeat heartbeat = new NodeHeartbeat(sentAt, from, to, incarnation);
+        return heartbeat.moving() ? heartbeat : new NodeHeartbeat(sentAt, 0, 0, incarnation);
     }
 }

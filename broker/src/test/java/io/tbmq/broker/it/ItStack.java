@@ -101,6 +101,13 @@ public final class ItStack implements AutoCloseable {
         return stack.startBroker(nodeId, brokerJar(), config);
     }
 
+    /** A broker node in a directory of its own, so that it may share another's id (a misconfiguration a test makes). */
+    public BrokerNode startBroker(String nodeId, String directory, Map<String, String> extra) {
+        BrokerNode node = BrokerNode.onFreePorts(nodeId, brokerJar(), dir.resolve(directory));
+        node.config(defaults()).config(extra);
+        return stack.startBroker(node);
+    }
+
     private Map<String, String> defaults() {
         Map<String, String> c = new LinkedHashMap<>();
         c.put("tbmq.security.credentials-file", writeCredentials().toString());
@@ -166,6 +173,11 @@ public final class ItStack implements AutoCloseable {
         } catch (IOException e) {
             throw new IllegalStateException("cannot clean " + path, e);
         }
+    }
+
+    /** Where this stack keeps its servers' directories and logs. */
+    public Path dir() {
+        return dir;
     }
 
     public LocalStack stack() {

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
@@ -13,7 +15,11 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -33,8 +39,8 @@ import io.tbmq.localstack.BrokerNode;
 import io.tbmq.localstack.ManagedProcess;
 
 /**
- * Health, metrics, a fenced Kafka consumer, a Kafka outage and graceful shutdown, on a stack of
- * its own (this test stops Kafka and the broker).
+ * Health, metrics, a fenced Kafka consumer, a second broker given the node's id, a Kafka outage and
+ * graceful shutdown, on a stack of its own (this test stops Kafka and the broker).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class OperationsIT {
@@ -182,6 +188,54 @@ class OperationsIT {
 
     @Test
     @Order(4)
+    void aSecondBrokerWithThisNodesIdRefusesToStartAndLeavesTheFirstAlone() throws Exception {
+        Mqtt5BlockingClient watcher = Clients.alice5(broker, "ops-twin-watcher");
+        Mqtt5BlockingClient device = Clients.v5(broker, "ops-twin-device").buildBlocking();
+        device.connectWith().simpleAuth().username("alice").password(ItStack.PASSWORD.getBytes(StandardCharsets.UTF_8))
+                .applySimpleAuth().willPublish().topic("ops/twin/will").qos(MqttQos.AT_LEAST_ONCE).payload("gone".getBytes())
+                .applyWillPublish().send();
+        try (Mqtt5BlockingClient.Mqtt5Publishes in = watcher.publishes(com.hivemq.client.mqtt.MqttGlobalPublishFilter.ALL)) {
+            watcher.subscribeWith().topicFilter("ops/twin/#").qos(MqttQos.AT_LEAST_ONCE).send();
+            // A copy of this node's configuration started elsewhere, against the same Kafka.
+            assertThatThrownBy(() -> it.startBroker(broker.nodeId(), "twin", java.util.Map.of()))
+                    .hasMessageContaining("exited during start");
+            Path twinLog = it.dir().resolve("twin").resolve("broker-" + broker.nodeId() + ".log");
+            assertThat(Files.readString(twinLog)).as("says why")
+                    .contains("runs with node id " + broker.nodeId() + ", so this one does not start", "tbmq.node-id (TBMQ_NODE_ID)");
+            // The first one kept its consumers and its sessions: it routes, and its device's Will did not go out.
+            assertThat(broker.status("/q/health/live")).isEqualTo(200);
+            watcher.publishWith().topic("ops/twin/after").qos(MqttQos.AT_LEAST_ONCE).payload("routed".getBytes()).send();
+            assertThat(in.receive(30, TimeUnit.SECONDS)).as("the first message the watcher gets").hasValueSatisfying(
+                    m -> assertThat(Clients.text(m.getPayloadAsBytes())).isEqualTo("routed"));
+
+            // A second process that got past that check (the two started at one moment) is heard and reported.
+            Properties p = new Properties();
+            p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, it.stack().kafka().bootstrapServers());
+            try (KafkaProducer<byte[], byte[]> twin = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+                twin.send(new ProducerRecord<>("tbmq.cluster.nodes", broker.nodeId().getBytes(StandardCharsets.UTF_8),
+                        (System.currentTimeMillis() + " incarnation 0123abcd").getBytes(StandardCharsets.UTF_8))).get();
+            }
+            Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                assertThat(duplicateNodeId(broker.get("/q/metrics"))).isEqualTo(1);
+                assertThat(Files.readString(broker.log())).contains("another broker process (0123abcd,",
+                        "runs with node id " + broker.nodeId() + ", beside this one");
+            });
+            Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                    assertThat(duplicateNodeId(broker.get("/q/metrics"))).as("not heard for a node timeout").isZero());
+            assertThat(broker.status("/q/health/live")).isEqualTo(200);
+            assertThat(in.receive(1, TimeUnit.SECONDS)).as("the device's Will").isEmpty();
+        }
+        device.disconnect();
+        watcher.disconnect();
+    }
+
+    private static long duplicateNodeId(String metrics) {
+        return metrics.lines().filter(l -> l.startsWith("tbmq_cluster_node_id_duplicate")).mapToLong(OperationsIT::sampleValue)
+                .findFirst().orElseThrow();
+    }
+
+    @Test
+    @Order(5)
     void kafkaOutageMakesTheNodeUnreadyAndPublishersGetAReasonCodeThenItRecovers() {
         ManagedProcess kafka = it.stack().kafka().process();
         Mqtt5BlockingClient c = Clients.alice5(broker, "ops-outage");
@@ -204,7 +258,7 @@ class OperationsIT {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void gracefulShutdownTellsV5ClientsServerShuttingDown() throws Exception {
         CompletableFuture<Throwable> cause = new CompletableFuture<>();
         Mqtt5BlockingClient c = Clients.v5(broker, "ops-shutdown").addDisconnectedListener(ctx -> cause.complete(ctx.getCause()))

@@ -38,4 +38,20 @@ class NodeHeartbeatTest {
             assertThat(decode(odd).moving()).as("'%s'", odd).isFalse();
         }
     }
+
+    @Test
+    void theSendingProcessFollowsTheMoveWhereEarlierVersionsReadNothing() {
+        NodeHeartbeat moving = new NodeHeartbeat(12, 2, 4).from("a1b2");
+        assertThat(new String(moving.encode(), StandardCharsets.UTF_8)).isEqualTo("12 moving 2 4 incarnation a1b2");
+        assertThat(NodeHeartbeat.decode(moving.encode())).isEqualTo(moving);
+        NodeHeartbeat idle = NodeHeartbeat.idle(12).from("a1b2");
+        assertThat(new String(idle.encode(), StandardCharsets.UTF_8)).isEqualTo("12 incarnation a1b2");
+        assertThat(NodeHeartbeat.decode(idle.encode())).isEqualTo(idle);
+        assertThat(idle.moving()).isFalse();
+        // Earlier versions read a move from the second to the fourth field only: "12 incarnation a1b2" is not one.
+        assertThat(decode("12 moving x 16 incarnation a1b2")).isEqualTo(NodeHeartbeat.idle(12).from("a1b2"));
+        assertThat(decode("12 incarnation a1b2 something new")).isEqualTo(NodeHeartbeat.idle(12).from("a1b2"));
+        assertThat(decode("12 moving 2 4").incarnation()).as("an earlier version's").isNull();
+        assertThat(decode("12 incarnation").incarnation()).isNull();
+    }
 }
