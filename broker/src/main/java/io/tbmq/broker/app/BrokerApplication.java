@@ -81,6 +81,8 @@ public class BrokerApplication {
     private volatile boolean started;
     private volatile boolean draining;
     private volatile String startupStep = "starting";
+    /** Set once sessions were read: only then may this node adopt dead nodes' sessions. */
+    private volatile boolean sessionsRead;
     private final List<CompactedTail> tails = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile java.util.concurrent.ScheduledFuture<?> heartbeat;
     /** Orders heartbeats before the record saying this node left: none may follow it. */
@@ -145,8 +147,9 @@ public class BrokerApplication {
                 .tag("version", version()).register(registry);
         metrics.gauge("tbmq.cluster.remote.sessions", "sessions other nodes hold", directory::size);
         metrics.gauge("tbmq.cluster.nodes.alive", "broker nodes with a recent heartbeat", () -> liveness.aliveNodes().size());
-        metrics.gauge("tbmq.cluster.node.id.duplicate", "1 while another broker process sends heartbeats with this node's id",
-                duplicate::heard);
+        io.micrometer.core.instrument.FunctionCounter.builder("tbmq.cluster.node.id.duplicate.heartbeats", liveness,
+                NodeLiveness::otherProcessHeartbeats).description("heartbeats with this node's id read from another broker process")
+                .register(registry);
         metrics.gauge("tbmq.cluster.heartbeat.current", "1 while this node's own heartbeats come back to it through Kafka in time",
                 () -> liveness.viewIsCurrent() ? 1 : 0);
         // What readiness reads, as series an alert can follow (a pod that is not ready is only seen by Kubernetes).
@@ -170,35 +173,28 @@ public class BrokerApplication {
         Thread startup = new Thread(() -> {
             try {
                 startupStep = "provisioning Kafka topics";
+                // This node's own topics and the heartbeats' first: nothing another process with this id would mind.
                 kafka.provision(List.of(
-                        new KafkaBackbone.TopicSpec(topics.msgAll(), config.kafka().msgAllPartitions(), Map.of()),
-                        new KafkaBackbone.TopicSpec(topics.msgPersisted(), config.persistence().persistedPartitions(), Map.of()),
-                        new KafkaBackbone.TopicSpec(topics.clientSessions(), 1, compacted),
-                        new KafkaBackbone.TopicSpec(topics.retained(), 1, compacted),
                         new KafkaBackbone.TopicSpec(topics.clusterNodes(), 1, compacted),
                         new KafkaBackbone.TopicSpec(topics.downlinkBasic(node), downlinkPartitions, Map.of()),
                         new KafkaBackbone.TopicSpec(topics.downlinkPersisted(node), downlinkPartitions, Map.of())));
-                sender.warm(topics.msgAll(), topics.msgPersisted(), topics.clientSessions(), topics.retained(), topics.clusterNodes());
-                startupStep = "reading the partitions of tbmq.msg.all";
-                messageLog.start();
-                startupStep = "reading nodes and retained messages";
+                sender.warm(topics.clusterNodes());
+                startupStep = "reading nodes";
                 CompactedTail nodes = new CompactedTail(clients, "nodes", topics.clusterNodes(), liveness).start();
                 tails.add(nodes);
-                tails.add(new CompactedTail(clients, "retained", topics.retained(), new RetainedFeed(core.retained())).start());
                 nodes.awaitCaughtUp(Duration.ofMinutes(5));
-                // Before this node takes its sessions back (its clients' Wills go out) or joins a consumer group.
+                // Before this node changes a shared topic, takes its sessions back (its clients' Wills go out) or joins a group.
                 startupStep = "checking that no other broker runs with node id " + node;
-                duplicate.checkBeforeJoining(config.cluster().heartbeatInterval());
-                startupStep = "reading sessions and retained messages";
-                tails.add(new CompactedTail(clients, "sessions", topics.clientSessions(),
-                        new SessionFeed(node, core.sessions(), directory, lost)).start());
-                for (CompactedTail tail : tails) {
-                    tail.awaitCaughtUp(Duration.ofMinutes(5));
+                if (!duplicate.checkBeforeJoining(config.cluster().heartbeatInterval(), () -> draining)) {
+                    return;
                 }
-                startupStep = "starting consumers";
+                // Heartbeats from now on, so that a process started later with this id hears them and gives way.
                 heartbeat = core.timers().scheduleAtFixedRate(() -> {
                     sendHeartbeat();
-                    duplicate.heard(); // logs a process heard with this node's id, scraped or not
+                    duplicate.report();
+                    if (!sessionsRead) {
+                        return;
+                    }
                     try {
                         // A first send to a topic waits for its metadata: fetch it here, not on a Redis or Kafka I/O thread.
                         for (String other : liveness.aliveNodes()) {
@@ -211,6 +207,26 @@ public class BrokerApplication {
                         LOG.warnf(e, "adopting the sessions of dead nodes failed; retrying at the next heartbeat");
                     }
                 }, 0, config.cluster().heartbeatInterval().toMillis(), TimeUnit.MILLISECONDS);
+                startupStep = "provisioning Kafka topics";
+                kafka.provision(List.of(
+                        new KafkaBackbone.TopicSpec(topics.msgAll(), config.kafka().msgAllPartitions(), Map.of()),
+                        new KafkaBackbone.TopicSpec(topics.msgPersisted(), config.persistence().persistedPartitions(), Map.of()),
+                        new KafkaBackbone.TopicSpec(topics.clientSessions(), 1, compacted),
+                        new KafkaBackbone.TopicSpec(topics.retained(), 1, compacted)));
+                sender.warm(topics.msgAll(), topics.msgPersisted(), topics.clientSessions(), topics.retained());
+                startupStep = "reading the partitions of tbmq.msg.all";
+                messageLog.start();
+                startupStep = "reading sessions and retained messages";
+                tails.add(new CompactedTail(clients, "retained", topics.retained(), new RetainedFeed(core.retained())).start());
+                tails.add(new CompactedTail(clients, "sessions", topics.clientSessions(),
+                        new SessionFeed(node, core.sessions(), directory, lost)).start());
+                for (CompactedTail tail : tails) {
+                    tail.awaitCaughtUp(Duration.ofMinutes(5));
+                }
+                sessionsRead = true;
+                startupStep = "checking again that no other broker runs with node id " + node;
+                duplicate.checkAgain();
+                startupStep = "starting consumers";
                 kafka.consume("msg-all", clients, topics.msgAllGroup(), topics.msgAll(), config.kafka().msgAllConsumers(),
                         routing, Duration.ofSeconds(30), config.kafka().msgAllReadAhead());
                 // Written by brokers of earlier versions only: drained during a rolling upgrade.
@@ -235,13 +251,14 @@ public class BrokerApplication {
                 config.liveSettingsFile().ifPresent(file -> watchLiveSettings(file, topics, appTopics));
                 watchCredentialsAndCertificates();
                 started = true;
-                LOG.infof("node %s (TBMQ %s, process %s) started; Kafka %s, Redis %s %s; %d other nodes alive", node, version(), incarnation,
+                LOG.infof("node %s (TBMQ %s) started as process %s; Kafka %s, Redis %s %s; %d other nodes alive", node, version(), incarnation,
                         config.kafka().bootstrapServers(),
                         config.redis().mode(), config.redis().nodes(), liveness.aliveNodes().size() - 1);
             } catch (RuntimeException e) {
                 LOG.errorf(e, "node %s failed to start while %s", node, startupStep);
                 Quarkus.asyncExit(1);
             } catch (InterruptedException e) {
+                LOG.errorf("node %s interrupted while %s", node, startupStep);
                 Thread.currentThread().interrupt();
                 Quarkus.asyncExit(1);
             }

@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 
 import org.jboss.logging.Logger;
 
@@ -14,14 +16,15 @@ import io.tbmq.broker.record.NodeHeartbeat;
  * so each one's joining fences the other's: they stop routing in turn, each failing its liveness
  * probe, while both answer for the same sessions. Kafka itself refuses a second broker with a
  * registered id; this does the same from the heartbeats in tbmq.cluster.nodes: a process that starts
- * beside a live one with its id gives way before it joins any consumer group, and a running one
- * that hears another says so (log and metric) for as long as it does.
+ * beside a live one with its id gives way before it changes anything the nodes share, and a running
+ * one that hears another says so in its log (and in a metric, {@link NodeLiveness#otherProcessHeartbeats}).
  */
 public final class DuplicateNodeId {
     private static final Logger LOG = Logger.getLogger(DuplicateNodeId.class);
     private final String node;
     private final NodeLiveness liveness;
-    private volatile String reported;
+    /** The process last logged, until it goes silent: one that comes back is logged again. */
+    private final AtomicReference<String> reported = new AtomicReference<>();
 
     public DuplicateNodeId(String node, NodeLiveness liveness) {
         this.node = node;
@@ -29,12 +32,15 @@ public final class DuplicateNodeId {
     }
 
     /**
-     * Before this node sends a heartbeat or joins a consumer group (its heartbeats caught up): listens as long as
-     * {@link NodeLiveness#waitForTwin} says for another process sending this node's id, and refuses to start if one does.
+     * Before this node sends a heartbeat, takes its sessions back or joins a consumer group (the
+     * heartbeats read to their end): listens as long as {@link NodeLiveness#waitForTwin} says for
+     * another process sending this node's id, and refuses to start if one does.
      *
+     * @param stopping whether the node is being stopped meanwhile
+     * @return false if it was stopped while listening
      * @throws IllegalStateException naming the other process
      */
-    public void checkBeforeJoining(Duration heartbeatInterval) throws InterruptedException {
+    public boolean checkBeforeJoining(Duration heartbeatInterval, BooleanSupplier stopping) throws InterruptedException {
         Duration wait = liveness.waitForTwin(heartbeatInterval, System.currentTimeMillis());
         if (!wait.isZero()) {
             LOG.infof("the last heartbeat with node id %s came from another process, which may still run: listening %d ms"
@@ -42,32 +48,46 @@ public final class DuplicateNodeId {
         }
         long deadline = System.nanoTime() + wait.toNanos();
         while (liveness.otherProcessWithOwnId().isEmpty() && System.nanoTime() < deadline) {
+            if (stopping.getAsBoolean()) {
+                return false;
+            }
             TimeUnit.MILLISECONDS.sleep(Math.min(100, Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()))));
         }
+        checkAgain();
+        return true;
+    }
+
+    /**
+     * Before joining the consumer groups, once more: another process that passed its own check at
+     * about the same moment has sent heartbeats since. Then neither one starts; restarted, the first
+     * one back runs and the other gives way.
+     *
+     * @throws IllegalStateException naming the other process
+     */
+    public void checkAgain() {
         Optional<NodeHeartbeat> other = liveness.otherProcessWithOwnId();
         if (other.isPresent()) {
             throw new IllegalStateException(describe(other.get(), "so this one does not start"));
         }
     }
 
-    /** 1 while another process sends heartbeats with this node's id; logs each such process once. */
-    public int heard() {
+    /** Logs another process heard sending this node's id, once for each time it is heard after a silence. */
+    public void report() {
         Optional<NodeHeartbeat> other = liveness.otherProcessWithOwnId();
         if (other.isEmpty()) {
-            return 0;
+            reported.set(null);
+            return;
         }
         String incarnation = String.valueOf(other.get().incarnation());
-        if (!incarnation.equals(reported)) {
-            reported = incarnation;
+        if (!incarnation.equals(reported.getAndSet(incarnation))) {
             LOG.error(describe(other.get(), "beside this one"));
         }
-        return 1;
     }
 
     private String describe(NodeHeartbeat other, String consequence) {
         return "another broker process (" + (other.incarnation() == null ? "of an earlier version" : other.incarnation())
                 + ", heartbeat sent at " + Instant.ofEpochMilli(other.sentAtMillis()) + " by its clock) runs with node id "
-                + node + ", " + consequence + ". Two brokers with one id take each other's Kafka consumers away in turn: give each its own"
-                + " tbmq.node-id (TBMQ_NODE_ID)";
+                + node + ", " + consequence + ". Two brokers with one id take each other's Kafka consumers away in turn: give"
+                + " each its own tbmq.node-id (TBMQ_NODE_ID)";
     }
 }

@@ -39,6 +39,7 @@ public final class NodeLiveness implements TailHandler {
     /** The latest heartbeat of this node's id from another process read live, and when: a twin. */
     private volatile NodeHeartbeat twin;
     private volatile long twinHeardAt;
+    private final java.util.concurrent.atomic.AtomicLong twinHeartbeats = new java.util.concurrent.atomic.AtomicLong();
 
     public NodeLiveness(String self, Duration timeout) {
         this(self, null, timeout);
@@ -72,6 +73,7 @@ public final class NodeLiveness implements TailHandler {
                 if (caughtUp) {
                     twinHeardAt = System.nanoTime();
                     twin = heartbeat;
+                    twinHeartbeats.incrementAndGet();
                 } else {
                     predecessor = heartbeat;
                 }
@@ -174,19 +176,20 @@ public final class NodeLiveness implements TailHandler {
 
     /**
      * How long to listen, once caught up, for another process sending heartbeats with this node's id
-     * before this one sends any: zero when the last record of this id is its leaving or a heartbeat
-     * older than three of {@code interval} by the writer's clock (its process died); otherwise until
-     * three intervals after that heartbeat was sent, as a live process would send another by then.
-     * Capped at three intervals, so a writer's clock running ahead does not hold this node back.
+     * before this one changes anything the nodes share: zero when nothing of this id was read or its
+     * last record is its leaving (a process that stopped on purpose). After a heartbeat from another
+     * process (one killed, or alive), until the other nodes would count that process dead: one node
+     * timeout after it was sent by the writer's clock, but never less than two heartbeat intervals
+     * (a live process sends another within that, whatever the clocks say) nor more than one node timeout.
      */
     public Duration waitForTwin(Duration interval, long nowMillis) {
         NodeHeartbeat last = predecessor;
         if (last == null) {
             return Duration.ZERO;
         }
-        long window = 3 * interval.toMillis();
-        long age = nowMillis - last.sentAtMillis();
-        return Duration.ofMillis(Math.max(0, Math.min(window, window - age)));
+        long floor = Math.min(2 * interval.toMillis(), timeoutMillis);
+        long untilDead = timeoutMillis - (nowMillis - last.sentAtMillis());
+        return Duration.ofMillis(Math.max(floor, Math.min(timeoutMillis, untilDead)));
     }
 
     /**
@@ -199,5 +202,10 @@ public final class NodeLiveness implements TailHandler {
             return java.util.Optional.empty();
         }
         return java.util.Optional.of(heard);
+    }
+
+    /** Heartbeats with this node's id read from other processes since this one caught up. */
+    public long otherProcessHeartbeats() {
+        return twinHeartbeats.get();
     }
 }

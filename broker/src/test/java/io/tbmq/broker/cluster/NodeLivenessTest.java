@@ -73,29 +73,38 @@ class NodeLivenessTest {
         liveness.record(bytes("node-a"), bytes(now + " incarnation me"));
         liveness.record(bytes("node-b"), bytes(now + " incarnation b-again"));
         assertThat(liveness.otherProcessWithOwnId()).as("its own and other nodes' heartbeats").isEmpty();
+        assertThat(liveness.otherProcessHeartbeats()).isZero();
         liveness.record(bytes("node-a"), bytes((now + 1) + " incarnation twin"));
         assertThat(liveness.otherProcessWithOwnId()).hasValue(io.tbmq.broker.record.NodeHeartbeat.idle(now + 1).from("twin"));
         liveness.record(bytes("node-a"), bytes(Long.toString(now + 2)));
         assertThat(liveness.otherProcessWithOwnId()).as("one of an earlier version, which names no process")
                 .hasValueSatisfying(h -> assertThat(h.incarnation()).isNull());
+        assertThat(liveness.otherProcessHeartbeats()).isEqualTo(2);
         Thread.sleep(1_200);
         assertThat(liveness.otherProcessWithOwnId()).as("silent for a node timeout").isEmpty();
+        assertThat(liveness.otherProcessHeartbeats()).as("counted all the same").isEqualTo(2);
     }
 
     @Test
-    void aStartingNodeListensForAnotherProcessOnlyWhileTheLastHeartbeatOfItsIdIsRecent() {
+    void aStartingNodeListensForAnotherProcessUntilTheOthersWouldCountTheLastOneOfItsIdDead() {
         Duration interval = Duration.ofSeconds(2);
         long now = 1_700_000_000_000L;
         NodeLiveness fresh = new NodeLiveness("node-a", "me", Duration.ofSeconds(10));
         assertThat(fresh.waitForTwin(interval, now)).as("nothing of its id").isZero();
         fresh.record(bytes("node-a"), bytes((now - 1_000) + " incarnation before"));
-        assertThat(fresh.waitForTwin(interval, now)).as("until three intervals after it was sent").isEqualTo(Duration.ofSeconds(5));
-        assertThat(fresh.waitForTwin(interval, now + 5_000)).isZero();
-        assertThat(fresh.waitForTwin(interval, now - 60_000)).as("a writer's clock ahead").isEqualTo(Duration.ofSeconds(6));
+        assertThat(fresh.waitForTwin(interval, now)).as("a node timeout after it was sent").isEqualTo(Duration.ofSeconds(9));
+        assertThat(fresh.waitForTwin(interval, now + 5_000)).isEqualTo(Duration.ofSeconds(4));
+        assertThat(fresh.waitForTwin(interval, now + 60_000)).as("long ago, or a writer's clock behind: two intervals")
+                .isEqualTo(Duration.ofSeconds(4));
+        assertThat(fresh.waitForTwin(interval, now - 60_000)).as("a writer's clock ahead: one node timeout")
+                .isEqualTo(Duration.ofSeconds(10));
         fresh.record(bytes("node-a"), null);
         assertThat(fresh.waitForTwin(interval, now)).as("it left").isZero();
         fresh.record(bytes("node-a"), bytes((now - 1_000) + " incarnation me"));
         assertThat(fresh.waitForTwin(interval, now)).as("its own (a record read twice)").isZero();
+        fresh.record(bytes("node-a"), bytes(Long.toString(now - 1_000)));
+        assertThat(fresh.waitForTwin(interval, now)).as("an earlier version's, which names no process")
+                .isEqualTo(Duration.ofSeconds(9));
         NodeLiveness anonymous = new NodeLiveness("node-a", Duration.ofSeconds(10));
         anonymous.record(bytes("node-a"), bytes((now - 1_000) + " incarnation before"));
         assertThat(anonymous.waitForTwin(interval, now)).as("a process that names itself nothing checks nothing").isZero();
