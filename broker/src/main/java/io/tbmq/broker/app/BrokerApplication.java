@@ -81,8 +81,9 @@ public class BrokerApplication {
     private volatile boolean started;
     private volatile boolean draining;
     private volatile String startupStep = "starting";
-    /** Set once sessions were read: only then may this node adopt dead nodes' sessions. */
-    private volatile boolean sessionsRead;
+    /** Whether this node sent a heartbeat (its first one, before it read its sessions): it says that it leaves, then. */
+    private boolean claimed;
+    private DuplicateNodeId duplicate;
     private final List<CompactedTail> tails = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile java.util.concurrent.ScheduledFuture<?> heartbeat;
     /** Orders heartbeats before the record saying this node left: none may follow it. */
@@ -117,6 +118,7 @@ public class BrokerApplication {
         kafka = new KafkaBackbone(config.kafka(), clients);
         NodeLiveness liveness = new NodeLiveness(node, incarnation, config.cluster().nodeTimeout());
         DuplicateNodeId duplicate = new DuplicateNodeId(node, liveness);
+        this.duplicate = duplicate;
         messageLog = new KafkaMessageLog(sender, topics, metrics, kafka.admin(), config.kafka().partitionMoveWait(),
                 liveness::movesUnderWay, this::announceMove);
         ApplicationTopics appTopics = new ApplicationTopics(config.kafka().topicPrefix().orElse(""), kafka.admin(),
@@ -173,8 +175,8 @@ public class BrokerApplication {
         Thread startup = new Thread(() -> {
             try {
                 startupStep = "provisioning Kafka topics";
-                // This node's own topics and the heartbeats' first: nothing another process with this id would mind.
-                kafka.provision(List.of(
+                // This node's own topics and the heartbeats' first: what another process with this id uses already.
+                kafka.provisionFirst(List.of(
                         new KafkaBackbone.TopicSpec(topics.clusterNodes(), 1, compacted),
                         new KafkaBackbone.TopicSpec(topics.downlinkBasic(node), downlinkPartitions, Map.of()),
                         new KafkaBackbone.TopicSpec(topics.downlinkPersisted(node), downlinkPartitions, Map.of())));
@@ -185,28 +187,10 @@ public class BrokerApplication {
                 nodes.awaitCaughtUp(Duration.ofMinutes(5));
                 // Before this node changes a shared topic, takes its sessions back (its clients' Wills go out) or joins a group.
                 startupStep = "checking that no other broker runs with node id " + node;
-                if (!duplicate.checkBeforeJoining(config.cluster().heartbeatInterval(), () -> draining)) {
-                    return;
+                if (!duplicate.checkBeforeJoining(config.cluster().heartbeatInterval(), () -> draining) || !claimNodeId()
+                        || !duplicate.checkAfterOwnHeartbeat(Duration.ofMinutes(1), () -> draining)) {
+                    return; // stopping
                 }
-                // Heartbeats from now on, so that a process started later with this id hears them and gives way.
-                heartbeat = core.timers().scheduleAtFixedRate(() -> {
-                    sendHeartbeat();
-                    duplicate.report();
-                    if (!sessionsRead) {
-                        return;
-                    }
-                    try {
-                        // A first send to a topic waits for its metadata: fetch it here, not on a Redis or Kafka I/O thread.
-                        for (String other : liveness.aliveNodes()) {
-                            if (warmed.add(other)) {
-                                sender.warm(topics.downlinkBasic(other), topics.downlinkPersisted(other));
-                            }
-                        }
-                        orphans.adoptOrphans();
-                    } catch (RuntimeException e) {
-                        LOG.warnf(e, "adopting the sessions of dead nodes failed; retrying at the next heartbeat");
-                    }
-                }, 0, config.cluster().heartbeatInterval().toMillis(), TimeUnit.MILLISECONDS);
                 startupStep = "provisioning Kafka topics";
                 kafka.provision(List.of(
                         new KafkaBackbone.TopicSpec(topics.msgAll(), config.kafka().msgAllPartitions(), Map.of()),
@@ -223,9 +207,26 @@ public class BrokerApplication {
                 for (CompactedTail tail : tails) {
                     tail.awaitCaughtUp(Duration.ofMinutes(5));
                 }
-                sessionsRead = true;
-                startupStep = "checking again that no other broker runs with node id " + node;
-                duplicate.checkAgain();
+                synchronized (heartbeatSends) {
+                    if (left) {
+                        return; // stopping
+                    }
+                    heartbeat = core.timers().scheduleAtFixedRate(() -> {
+                        sendHeartbeat();
+                        duplicate.report();
+                        try {
+                            // A first send to a topic waits for its metadata: fetch it here, not on a Redis or Kafka I/O thread.
+                            for (String other : liveness.aliveNodes()) {
+                                if (warmed.add(other)) {
+                                    sender.warm(topics.downlinkBasic(other), topics.downlinkPersisted(other));
+                                }
+                            }
+                            orphans.adoptOrphans();
+                        } catch (RuntimeException e) {
+                            LOG.warnf(e, "adopting the sessions of dead nodes failed; retrying at the next heartbeat");
+                        }
+                    }, 0, config.cluster().heartbeatInterval().toMillis(), TimeUnit.MILLISECONDS);
+                }
                 startupStep = "starting consumers";
                 kafka.consume("msg-all", clients, topics.msgAllGroup(), topics.msgAll(), config.kafka().msgAllConsumers(),
                         routing, Duration.ofSeconds(30), config.kafka().msgAllReadAhead());
@@ -344,13 +345,22 @@ public class BrokerApplication {
                         notRemoved, grace.toMillis());
             }
         }
-        if (heartbeat != null) {
-            heartbeat.cancel(false);
-            // Left: the other nodes adopt this node's sessions now rather than after the node timeout.
-            synchronized (heartbeatSends) {
-                left = true;
+        boolean announced;
+        synchronized (heartbeatSends) {
+            if (heartbeat != null) {
+                heartbeat.cancel(false);
+            }
+            left = true;
+            announced = claimed;
+            if (announced && duplicate != null && duplicate.heard()) {
+                // That record would be read as the other process leaving: the other nodes would adopt its sessions.
+                LOG.warnf("not telling the other nodes that %s left: another process with its id runs", config.nodeId());
+            } else if (announced) {
+                // Left: the other nodes adopt this node's sessions now rather than after the node timeout.
                 sender.send(topics.clusterNodes(), config.nodeId().getBytes(StandardCharsets.UTF_8), null);
             }
+        }
+        if (announced) {
             sender.flush();
         }
         if (liveSettings != null) {
@@ -406,6 +416,18 @@ public class BrokerApplication {
         if (sender != null) {
             // PUBACKs for what the clients published meanwhile go out before the DISCONNECTs.
             sender.flush();
+        }
+    }
+
+    /** The first heartbeat, unless the node is stopping: from now on it says that it leaves. */
+    private boolean claimNodeId() {
+        synchronized (heartbeatSends) {
+            if (left) {
+                return false;
+            }
+            claimed = true;
+            sendHeartbeat();
+            return true;
         }
     }
 

@@ -53,22 +53,43 @@ public final class DuplicateNodeId {
             }
             TimeUnit.MILLISECONDS.sleep(Math.min(100, Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()))));
         }
-        checkAgain();
+        refuseIf(liveness.otherProcessWithOwnId());
         return true;
     }
 
     /**
-     * Before joining the consumer groups, once more: another process that passed its own check at
-     * about the same moment has sent heartbeats since. Then neither one starts; restarted, the first
-     * one back runs and the other gives way.
+     * After this node sent its first heartbeat, once it is read back: of two processes that passed
+     * {@link #checkBeforeJoining} at about the same moment, the one whose heartbeat comes first in
+     * tbmq.cluster.nodes (one partition, read in the same order by all) goes on; the other read that
+     * one before its own, and gives way here, before it takes its sessions back or joins a group.
      *
-     * @throws IllegalStateException naming the other process
+     * @return false if the node was stopped meanwhile
+     * @throws IllegalStateException naming the other process, or if the heartbeat does not come back in time
      */
-    public void checkAgain() {
-        Optional<NodeHeartbeat> other = liveness.otherProcessWithOwnId();
+    public boolean checkAfterOwnHeartbeat(Duration timeout, BooleanSupplier stopping) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!liveness.ownHeartbeatRead()) {
+            if (stopping.getAsBoolean()) {
+                return false;
+            }
+            if (System.nanoTime() >= deadline) {
+                throw new IllegalStateException("this node's heartbeat did not come back from tbmq.cluster.nodes within " + timeout);
+            }
+            TimeUnit.MILLISECONDS.sleep(20);
+        }
+        refuseIf(liveness.otherProcessBeforeOwnHeartbeat());
+        return true;
+    }
+
+    private void refuseIf(Optional<NodeHeartbeat> other) {
         if (other.isPresent()) {
             throw new IllegalStateException(describe(other.get(), "so this one does not start"));
         }
+    }
+
+    /** Whether another process with this node's id was heard within a node timeout. */
+    public boolean heard() {
+        return liveness.otherProcessWithOwnId().isPresent();
     }
 
     /** Logs another process heard sending this node's id, once for each time it is heard after a silence. */

@@ -39,6 +39,8 @@ public final class NodeLiveness implements TailHandler {
     /** The latest heartbeat of this node's id from another process read live, and when: a twin. */
     private volatile NodeHeartbeat twin;
     private volatile long twinHeardAt;
+    private volatile boolean ownHeartbeatRead;
+    private volatile NodeHeartbeat beforeOwnHeartbeat;
     private final java.util.concurrent.atomic.AtomicLong twinHeartbeats = new java.util.concurrent.atomic.AtomicLong();
 
     public NodeLiveness(String self, Duration timeout) {
@@ -69,7 +71,13 @@ public final class NodeLiveness implements TailHandler {
             moving.remove(node);
         } else {
             NodeHeartbeat heartbeat = NodeHeartbeat.decode(value);
-            if (node.equals(self) && incarnation != null && !incarnation.equals(heartbeat.incarnation())) {
+            if (node.equals(self) && incarnation != null && incarnation.equals(heartbeat.incarnation())) {
+                if (!ownHeartbeatRead) {
+                    // The log's order decides between two processes: what came before this node's first heartbeat.
+                    beforeOwnHeartbeat = otherProcessWithOwnId().orElse(null);
+                    ownHeartbeatRead = true;
+                }
+            } else if (node.equals(self) && incarnation != null) {
                 if (caughtUp) {
                     twinHeardAt = System.nanoTime();
                     twin = heartbeat;
@@ -207,5 +215,18 @@ public final class NodeLiveness implements TailHandler {
     /** Heartbeats with this node's id read from other processes since this one caught up. */
     public long otherProcessHeartbeats() {
         return twinHeartbeats.get();
+    }
+
+    /** Whether a heartbeat this process sent has been read back. */
+    public boolean ownHeartbeatRead() {
+        return ownHeartbeatRead;
+    }
+
+    /**
+     * Another process's heartbeat with this node's id read after catching up and before this process's
+     * first one came back (within a node timeout of it), or empty: none, or this one's not back yet.
+     */
+    public java.util.Optional<NodeHeartbeat> otherProcessBeforeOwnHeartbeat() {
+        return java.util.Optional.ofNullable(ownHeartbeatRead ? beforeOwnHeartbeat : null);
     }
 }

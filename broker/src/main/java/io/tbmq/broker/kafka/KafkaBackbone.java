@@ -61,6 +61,16 @@ public final class KafkaBackbone implements AutoCloseable {
 
     /** Creates the topics (or raises their partitions), retrying until Kafka answers; blocks. */
     public void provision(List<TopicSpec> topics) {
+        ensure(topics);
+        topicsReady = running;
+    }
+
+    /** Creates topics needed before the others ({@link #provision}), without counting Kafka's topics as in place yet. */
+    public void provisionFirst(List<TopicSpec> topics) {
+        ensure(topics);
+    }
+
+    private void ensure(List<TopicSpec> topics) {
         long backoff = 500;
         while (running) {
             try {
@@ -70,7 +80,6 @@ public final class KafkaBackbone implements AutoCloseable {
                         provisioner.ensure(t.name(), t.partitions(), replicationFactor, t.configs());
                     }
                 }
-                topicsReady = true;
                 return;
             } catch (Exception e) {
                 lastProvisionError = rootMessage(e);

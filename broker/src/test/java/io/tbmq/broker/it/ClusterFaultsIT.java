@@ -30,7 +30,7 @@ class ClusterFaultsIT {
             "quarkus.log.category.\"io.tbmq.broker.routing\".level", "DEBUG");
     /** Log lines of a node that tell what happened to a message that went missing. */
     private static final java.util.regex.Pattern TELLING = java.util.regex.Pattern.compile(
-            "WARN|ERROR|dropped|draining|started;|stopped|now reads|took over|taken over|adopt|not processed|could not");
+            "WARN|ERROR|dropped|draining|started as process|stopped|now reads|took over|taken over|adopt|not processed|could not");
     private ItStack it;
     private final List<BrokerNode> nodes = new ArrayList<>();
 
