@@ -187,8 +187,9 @@ public class BrokerApplication {
                 nodes.awaitCaughtUp(Duration.ofMinutes(5));
                 // Before this node changes a shared topic, takes its sessions back (its clients' Wills go out) or joins a group.
                 startupStep = "checking that no other broker runs with node id " + node;
-                if (!duplicate.checkBeforeJoining(config.cluster().heartbeatInterval(), () -> draining) || !claimNodeId()
-                        || !duplicate.checkAfterOwnHeartbeat(Duration.ofMinutes(1), () -> draining)) {
+                if (!duplicate.checkBeforeJoining(config.cluster().heartbeatInterval(), () -> draining)
+                        || !duplicate.checkAfterOwnHeartbeat(this::claimNodeId, config.cluster().heartbeatInterval(),
+                                Duration.ofMinutes(5), () -> draining)) {
                     return; // stopping
                 }
                 startupStep = "provisioning Kafka topics";
@@ -419,15 +420,13 @@ public class BrokerApplication {
         }
     }
 
-    /** The first heartbeat, unless the node is stopping: from now on it says that it leaves. */
-    private boolean claimNodeId() {
+    /** A heartbeat before the regular ones, unless the node is stopping: from now on it says that it leaves. */
+    private void claimNodeId() {
         synchronized (heartbeatSends) {
-            if (left) {
-                return false;
+            if (!left) {
+                claimed = true;
+                sendHeartbeat();
             }
-            claimed = true;
-            sendHeartbeat();
-            return true;
         }
     }
 

@@ -63,17 +63,27 @@ public final class DuplicateNodeId {
      * tbmq.cluster.nodes (one partition, read in the same order by all) goes on; the other read that
      * one before its own, and gives way here, before it takes its sessions back or joins a group.
      *
+     * @param send sends this node's heartbeat: again every {@code interval} until one comes back (one
+     *     sent while Kafka does not answer is dropped after the producer's delivery timeout)
      * @return false if the node was stopped meanwhile
-     * @throws IllegalStateException naming the other process, or if the heartbeat does not come back in time
+     * @throws IllegalStateException naming the other process, or if no heartbeat comes back within {@code timeout}
      */
-    public boolean checkAfterOwnHeartbeat(Duration timeout, BooleanSupplier stopping) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
+    public boolean checkAfterOwnHeartbeat(Runnable send, Duration interval, Duration timeout, BooleanSupplier stopping)
+            throws InterruptedException {
+        long started = System.nanoTime();
+        long sent = started - interval.toNanos();
         while (!liveness.ownHeartbeatRead()) {
             if (stopping.getAsBoolean()) {
                 return false;
             }
-            if (System.nanoTime() >= deadline) {
-                throw new IllegalStateException("this node's heartbeat did not come back from tbmq.cluster.nodes within " + timeout);
+            long now = System.nanoTime();
+            if (now - started >= timeout.toNanos()) {
+                throw new IllegalStateException("none of this node's heartbeats came back from tbmq.cluster.nodes within "
+                        + timeout + ": Kafka does not take or serve them");
+            }
+            if (now - sent >= interval.toNanos()) {
+                send.run();
+                sent = now;
             }
             TimeUnit.MILLISECONDS.sleep(20);
         }
