@@ -48,6 +48,7 @@ import io.tbmq.broker.persistence.SessionStores;
 import io.tbmq.broker.persistence.redis.DeviceMessageStore;
 import io.tbmq.broker.persistence.redis.RedisConnector;
 import io.tbmq.broker.persistence.redis.RedisKeys;
+import io.tbmq.broker.record.NodeHeartbeat;
 import io.tbmq.broker.record.WillCodec;
 import io.tbmq.broker.retain.RetainedFeed;
 import io.tbmq.broker.routing.RoutingHandler;
@@ -83,6 +84,13 @@ public class BrokerApplication {
     private volatile String startupStep = "starting";
     /** Whether this node sent a heartbeat (its first one, before it read its sessions): it says that it leaves, then. */
     private boolean claimed;
+    /** Set once this node has read its sessions: its heartbeats stop saying it is starting, and it may act as caretaker. */
+    private volatile boolean sessionsRead;
+    /**
+     * How long a node may go on starting after it claimed its id. Meanwhile it holds its sessions (the
+     * caretaker leaves them to it), so a start stuck on anything stops here and says it left.
+     */
+    private static final Duration START_LIMIT = Duration.ofMinutes(5);
     private DuplicateNodeId duplicate;
     private final List<CompactedTail> tails = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile java.util.concurrent.ScheduledFuture<?> heartbeat;
@@ -116,7 +124,7 @@ public class BrokerApplication {
                 kafkaCommon.getProperty(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "PLAINTEXT"));
         sender = new KafkaSender(clients);
         kafka = new KafkaBackbone(config.kafka(), clients);
-        NodeLiveness liveness = new NodeLiveness(node, incarnation, config.cluster().nodeTimeout());
+        NodeLiveness liveness = new NodeLiveness(node, incarnation, config.cluster().nodeTimeout(), config.cluster().heartbeatInterval());
         DuplicateNodeId duplicate = new DuplicateNodeId(node, liveness);
         this.duplicate = duplicate;
         messageLog = new KafkaMessageLog(sender, topics, metrics, kafka.admin(), config.kafka().partitionMoveWait(),
@@ -192,6 +200,40 @@ public class BrokerApplication {
                                 Duration.ofMinutes(5), () -> draining)) {
                     return; // stopping
                 }
+                // From here on heartbeats say the node is starting: however long it takes, the others count it alive
+                // (the caretaker leaves its sessions to it, and another process with its id hears it) but not as caretaker.
+                long claimedAt = System.nanoTime();
+                java.util.concurrent.atomic.AtomicBoolean gaveUp = new java.util.concurrent.atomic.AtomicBoolean();
+                Runnable beat = () -> {
+                    sendHeartbeat();
+                    duplicate.report();
+                    if (!sessionsRead) {
+                        if (System.nanoTime() - claimedAt > START_LIMIT.toNanos() && gaveUp.compareAndSet(false, true)) {
+                            LOG.errorf("node %s is still %s %d minutes after it claimed its id: stopping, so that another node"
+                                    + " takes its sessions over", node, startupStep, START_LIMIT.toMinutes());
+                            Quarkus.asyncExit(1);
+                        }
+                        return;
+                    }
+                    try {
+                        // A first send to a topic waits for its metadata: fetch it here, not on a Redis or Kafka I/O thread.
+                        for (String other : liveness.aliveNodes()) {
+                            if (warmed.add(other)) {
+                                sender.warm(topics.downlinkBasic(other), topics.downlinkPersisted(other));
+                            }
+                        }
+                        orphans.adoptOrphans();
+                    } catch (RuntimeException e) {
+                        LOG.warnf(e, "adopting the sessions of dead nodes failed; retrying at the next heartbeat");
+                    }
+                };
+                synchronized (heartbeatSends) {
+                    if (left) {
+                        return; // stopping
+                    }
+                    long every = config.cluster().heartbeatInterval().toMillis();
+                    heartbeat = core.timers().scheduleAtFixedRate(beat, every, every, TimeUnit.MILLISECONDS);
+                }
                 startupStep = "provisioning Kafka topics";
                 kafka.provision(List.of(
                         new KafkaBackbone.TopicSpec(topics.msgAll(), config.kafka().msgAllPartitions(), Map.of()),
@@ -208,25 +250,14 @@ public class BrokerApplication {
                 for (CompactedTail tail : tails) {
                     tail.awaitCaughtUp(Duration.ofMinutes(5));
                 }
-                synchronized (heartbeatSends) {
-                    if (left) {
-                        return; // stopping
-                    }
-                    heartbeat = core.timers().scheduleAtFixedRate(() -> {
-                        sendHeartbeat();
-                        duplicate.report();
-                        try {
-                            // A first send to a topic waits for its metadata: fetch it here, not on a Redis or Kafka I/O thread.
-                            for (String other : liveness.aliveNodes()) {
-                                if (warmed.add(other)) {
-                                    sender.warm(topics.downlinkBasic(other), topics.downlinkPersisted(other));
-                                }
-                            }
-                            orphans.adoptOrphans();
-                        } catch (RuntimeException e) {
-                            LOG.warnf(e, "adopting the sessions of dead nodes failed; retrying at the next heartbeat");
-                        }
-                    }, 0, config.cluster().heartbeatInterval().toMillis(), TimeUnit.MILLISECONDS);
+                if (draining) {
+                    return; // stopping, perhaps after the start took too long: the caretaker takes the sessions over
+                }
+                sessionsRead = true;
+                try {
+                    core.timers().execute(beat); // tells the others now, not at the next interval
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    return; // stopping
                 }
                 startupStep = "starting consumers";
                 kafka.consume("msg-all", clients, topics.msgAllGroup(), topics.msgAll(), config.kafka().msgAllConsumers(),
@@ -249,6 +280,9 @@ public class BrokerApplication {
                 startupStep = "listening for a move of tbmq.msg.all's topics under way";
                 messageLog.joinMoveUnderWay(liveness.aliveNodes().size() > 1);
                 startupStep = "binding listeners";
+                if (draining) {
+                    return; // stopping
+                }
                 server.start();
                 config.liveSettingsFile().ifPresent(file -> watchLiveSettings(file, topics, appTopics));
                 watchCredentialsAndCertificates();
@@ -430,12 +464,13 @@ public class BrokerApplication {
         }
     }
 
-    /** This node is alive, and moving topics to new partitions of tbmq.msg.all or not. */
+    /** This node is alive, still starting or not, and moving topics to new partitions of tbmq.msg.all or not. */
     private void sendHeartbeat() {
         synchronized (heartbeatSends) {
             if (!left) {
+                NodeHeartbeat beat = messageLog.heartbeat(System.currentTimeMillis()).from(incarnation);
                 sender.send(topics.clusterNodes(), config.nodeId().getBytes(StandardCharsets.UTF_8),
-                        messageLog.heartbeat(System.currentTimeMillis()).from(incarnation).encode());
+                        (sessionsRead ? beat : beat.whileStarting()).encode());
             }
         }
     }

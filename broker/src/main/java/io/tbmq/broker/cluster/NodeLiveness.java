@@ -21,6 +21,10 @@ import io.tbmq.broker.record.NodeHeartbeat;
  * <p>A heartbeat also names the process that sent it: one of this node's id sent by another process
  * is a second broker given the same id ({@link #otherProcessWithOwnId}), which would fence this one's
  * Kafka consumers (they share its static group membership) and answer for its sessions.
+ *
+ * <p>A node sends heartbeats marked starting from the moment it claims its id until it has read its
+ * sessions: it counts as alive (its sessions are not adopted, and another process with its id hears
+ * it), but it is not the caretaker, which it could not be before it knows the sessions.
  */
 public final class NodeLiveness implements TailHandler {
     private final String self;
@@ -31,6 +35,13 @@ public final class NodeLiveness implements TailHandler {
     private final ConcurrentHashMap<String, Long> lastHeard = new ConcurrentHashMap<>();
     private final Set<String> left = ConcurrentHashMap.newKeySet();
     private final ConcurrentHashMap<String, Long> leftAt = new ConcurrentHashMap<>();
+    /** Nodes whose latest heartbeat says they are still starting. */
+    private final Set<String> starting = ConcurrentHashMap.newKeySet();
+    private final long handoverNanos;
+    /** Whether a heartbeat of this process saying it was starting has been read back. */
+    private volatile boolean seenStarting;
+    /** When this process's first heartbeat saying it had started was read back, or 0. */
+    private volatile long startedReadAt;
     /** The move each node's latest heartbeat reports; nodes not moving are absent. */
     private final ConcurrentHashMap<String, NodeHeartbeat> moving = new ConcurrentHashMap<>();
     private volatile boolean caughtUp;
@@ -52,10 +63,20 @@ public final class NodeLiveness implements TailHandler {
      *     where nothing else uses this node's id
      */
     public NodeLiveness(String self, String incarnation, Duration timeout) {
+        this(self, incarnation, timeout, Duration.ZERO);
+    }
+
+    /**
+     * @param handover how long after its heartbeat saying it started came back this node, if it has the
+     *     lowest id, takes over as caretaker: the previous one stopped when it read that heartbeat, and
+     *     what it adopted just before reaches this node meanwhile (one heartbeat interval)
+     */
+    public NodeLiveness(String self, String incarnation, Duration timeout, Duration handover) {
         this.self = self;
         this.incarnation = incarnation;
         this.timeoutNanos = timeout.toNanos();
         this.timeoutMillis = timeout.toMillis();
+        this.handoverNanos = handover.toNanos();
     }
 
     @Override
@@ -69,6 +90,7 @@ public final class NodeLiveness implements TailHandler {
             leftAt.put(node, System.nanoTime());
             lastHeard.remove(node);
             moving.remove(node);
+            starting.remove(node);
         } else {
             NodeHeartbeat heartbeat = NodeHeartbeat.decode(value);
             if (node.equals(self) && incarnation != null && incarnation.equals(heartbeat.incarnation())) {
@@ -85,6 +107,7 @@ public final class NodeLiveness implements TailHandler {
                 } else {
                     predecessor = heartbeat;
                 }
+                return; // what this node's view of itself rests on comes from its own heartbeats only
             }
             // A node that died moving left its last heartbeat in the topic, and a node starting reads it again: a move
             // read while catching up is believed only if the writer's clock says it is recent. One read live was just sent.
@@ -93,6 +116,18 @@ public final class NodeLiveness implements TailHandler {
                 moving.put(node, heartbeat);
             } else {
                 moving.remove(node);
+            }
+            if (heartbeat.starting()) {
+                starting.add(node);
+            } else {
+                starting.remove(node);
+            }
+            if (node.equals(self)) {
+                if (heartbeat.starting()) {
+                    seenStarting = true;
+                } else if (startedReadAt == 0) {
+                    startedReadAt = System.nanoTime();
+                }
             }
             left.remove(node);
             leftAt.remove(node);
@@ -177,9 +212,31 @@ public final class NodeLiveness implements TailHandler {
         return own != null && System.nanoTime() - own < timeoutNanos / 2;
     }
 
-    /** The node that acts for dead ones: the live node with the lowest id. Every node computes the same. */
+    /**
+     * The node that acts for dead ones: the live node with the lowest id among those not starting. Every
+     * node computes the same, this one too from its own heartbeats as read back: it takes over only
+     * once the others can have read that it has started, and a handover later, so that two never act at once.
+     */
     public boolean isCaretaker() {
-        return aliveNodes().iterator().next().equals(self);
+        for (String node : aliveNodes()) {
+            if (!starting.contains(node)) {
+                return node.equals(self) && handedOver();
+            }
+        }
+        return false;
+    }
+
+    private boolean handedOver() {
+        if (!seenStarting) {
+            return true;
+        }
+        long since = startedReadAt;
+        return since != 0 && System.nanoTime() - since >= handoverNanos;
+    }
+
+    /** Whether {@code node}'s latest heartbeat says it is still starting. */
+    public boolean starting(String node) {
+        return starting.contains(node);
     }
 
     /**

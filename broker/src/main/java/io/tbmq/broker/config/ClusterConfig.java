@@ -16,8 +16,9 @@ public interface ClusterConfig {
     Duration heartbeatInterval();
 
     /**
-     * A node without a heartbeat for this long is dead: the surviving node with the lowest id
-     * publishes the Wills of its connected clients and adopts its persistent sessions.
+     * A node without a heartbeat for this long is dead: the caretaker (the live node with the lowest
+     * id among those not starting) publishes the Wills of its connected clients and adopts its
+     * persistent sessions.
      */
     @WithDefault("10s")
     Duration nodeTimeout();

@@ -6,23 +6,31 @@ import java.nio.charset.StandardCharsets;
  * A node's heartbeat in tbmq.cluster.nodes: when it was sent (the writer's clock: a move reported
  * in an old heartbeat is not believed), while the node moves topics to partitions tbmq.msg.all
  * gained, from how many partitions to how many (a node that starts during such a move joins it),
- * and which process sent it, so that two processes given one node id can tell each other apart.
+ * which process sent it, so that two processes given one node id can tell each other apart, and
+ * whether that process is still starting: alive (its sessions are not adopted), but not yet the
+ * caretaker of dead nodes' sessions.
  *
- * <p>Text: {@code <millis>}, then {@code moving <from> <to>} during a move, then {@code incarnation <id>}.
- * Brokers of earlier versions wrote the millis and the move alone, and read the move only from the
- * second to the fourth field, so both ways round a rolling upgrade works.
+ * <p>Text: {@code <millis>}, then {@code moving <from> <to>} during a move, then {@code incarnation <id>},
+ * then {@code phase starting} while the node starts. Brokers of earlier versions wrote the millis and
+ * the move alone, read the move only from the second to the fourth field, and skip fields they do not
+ * know, so both ways round a rolling upgrade works (an earlier version takes a starting node for a
+ * running one, and one with the lowest id for the caretaker).
  *
  * @param movingFrom partitions before the growth the node is moving for, or 0 when it is not moving
  * @param movingTo partitions after it, or 0
  * @param incarnation the sending process's id, chosen at its start; null from brokers of earlier versions
+ * @param starting whether the sending process is still starting (it sends heartbeats from the moment it
+ *     claims its node id, before it has read its sessions)
  */
-public record NodeHeartbeat(long sentAtMillis, int movingFrom, int movingTo, String incarnation) {
+public record NodeHeartbeat(long sentAtMillis, int movingFrom, int movingTo, String incarnation, boolean starting) {
     private static final String MOVING = "moving";
     private static final String INCARNATION = "incarnation";
+    private static final String PHASE = "phase";
+    private static final String STARTING = "starting";
     private static final java.util.regex.Pattern SPACES = java.util.regex.Pattern.compile(" +");
 
     public NodeHeartbeat(long sentAtMillis, int movingFrom, int movingTo) {
-        this(sentAtMillis, movingFrom, movingTo, null);
+        this(sentAtMillis, movingFrom, movingTo, null, false);
     }
 
     public static NodeHeartbeat idle(long sentAtMillis) {
@@ -31,7 +39,12 @@ public record NodeHeartbeat(long sentAtMillis, int movingFrom, int movingTo, Str
 
     /** This heartbeat as sent by the process {@code id} (letters and digits, no spaces). */
     public NodeHeartbeat from(String id) {
-        return new NodeHeartbeat(sentAtMillis, movingFrom, movingTo, id);
+        return new NodeHeartbeat(sentAtMillis, movingFrom, movingTo, id, starting);
+    }
+
+    /** This heartbeat as sent by a process that is still starting. */
+    public NodeHeartbeat whileStarting() {
+        return new NodeHeartbeat(sentAtMillis, movingFrom, movingTo, incarnation, true);
     }
 
     public boolean moving() {
@@ -46,6 +59,9 @@ public record NodeHeartbeat(long sentAtMillis, int movingFrom, int movingTo, Str
         if (incarnation != null) {
             text.append(' ').append(INCARNATION).append(' ').append(incarnation);
         }
+        if (starting) {
+            text.append(' ').append(PHASE).append(' ').append(STARTING);
+        }
         return text.toString().getBytes(StandardCharsets.UTF_8);
     }
 
@@ -56,6 +72,7 @@ public record NodeHeartbeat(long sentAtMillis, int movingFrom, int movingTo, Str
         int from = 0;
         int to = 0;
         String incarnation = null;
+        boolean starting = false;
         try {
             sentAt = Long.parseLong(parts[0]);
         } catch (NumberFormatException e) {
@@ -74,9 +91,11 @@ public record NodeHeartbeat(long sentAtMillis, int movingFrom, int movingTo, Str
                 i = 3;
             } else if (parts[i].equals(INCARNATION)) {
                 incarnation = parts[++i];
+            } else if (parts[i].equals(PHASE)) {
+                starting = parts[++i].equals(STARTING);
             }
         }
-        NodeHeartbeat heartbeat = new NodeHeartbeat(sentAt, from, to, incarnation);
-        return heartbeat.moving() ? heartbeat : new NodeHeartbeat(sentAt, 0, 0, incarnation);
+        NodeHeartbeat heartbeat = new NodeHeartbeat(sentAt, from, to, incarnation, starting);
+        return heartbeat.moving() ? heartbeat : new NodeHeartbeat(sentAt, 0, 0, incarnation, starting);
     }
 }

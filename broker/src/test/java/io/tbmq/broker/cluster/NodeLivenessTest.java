@@ -109,4 +109,57 @@ class NodeLivenessTest {
         anonymous.record(bytes("node-a"), bytes((now - 1_000) + " incarnation before"));
         assertThat(anonymous.waitForTwin(interval, now)).as("a process that names itself nothing checks nothing").isZero();
     }
+
+    @Test
+    void aStartingNodeCountsAsAliveButIsNotTheCaretakerUntilItsHeartbeatsSayItStarted() {
+        NodeLiveness b = new NodeLiveness("node-b", "me", Duration.ofSeconds(10));
+        long now = System.currentTimeMillis();
+        b.caughtUp();
+        b.record(bytes("node-b"), bytes(now + " incarnation me"));
+        b.record(bytes("node-a"), bytes(now + " incarnation a1 phase starting"));
+        assertThat(b.alive("node-a")).as("its sessions are left to it").isTrue();
+        assertThat(b.starting("node-a")).isTrue();
+        assertThat(b.aliveNodes()).containsExactly("node-a", "node-b");
+        assertThat(b.isCaretaker()).as("node-a has the lowest id, but has not read its sessions yet").isTrue();
+        b.record(bytes("node-a"), bytes((now + 2_000) + " incarnation a1"));
+        assertThat(b.starting("node-a")).isFalse();
+        assertThat(b.isCaretaker()).as("node-a started").isFalse();
+        b.record(bytes("node-a"), null);
+        assertThat(b.isCaretaker()).as("node-a left").isTrue();
+    }
+
+    @Test
+    void aNodeTakesItselfForCaretakerOnlyAHandoverAfterItsOwnHeartbeatSayingItStartedIsBack() throws Exception {
+        NodeLiveness a = new NodeLiveness("node-a", "me", Duration.ofSeconds(10), Duration.ofMillis(300));
+        long now = System.currentTimeMillis();
+        a.record(bytes("node-b"), bytes(now + " incarnation b1"));
+        a.caughtUp();
+        a.record(bytes("node-a"), bytes(now + " incarnation me phase starting"));
+        assertThat(a.isCaretaker()).as("node-b still is, for the others too").isFalse();
+        Thread.sleep(400);
+        assertThat(a.isCaretaker()).as("still starting").isFalse();
+        a.record(bytes("node-a"), bytes((now + 2_000) + " incarnation me"));
+        // node-b stopped acting when it read that heartbeat; what it adopted just before reaches node-a meanwhile.
+        assertThat(a.isCaretaker()).as("right after node-b stopped").isFalse();
+        Thread.sleep(400);
+        assertThat(a.isCaretaker()).isTrue();
+        a.record(bytes("node-a"), bytes((now + 4_000) + " incarnation me"));
+        assertThat(a.isCaretaker()).as("from then on").isTrue();
+    }
+
+    @Test
+    void anotherProcessWithThisNodesIdNeitherMakesItStartingNorKeepsItsViewCurrent() throws Exception {
+        NodeLiveness a = new NodeLiveness("node-a", "me", Duration.ofMillis(1_000));
+        long now = System.currentTimeMillis();
+        a.caughtUp();
+        a.record(bytes("node-a"), bytes(now + " incarnation me"));
+        a.record(bytes("node-b"), bytes(now + " incarnation b1"));
+        a.record(bytes("node-a"), bytes(now + " incarnation twin phase starting"));
+        assertThat(a.starting("node-a")).isFalse();
+        assertThat(a.isCaretaker()).isTrue();
+        assertThat(a.viewIsCurrent()).isTrue();
+        Thread.sleep(600);
+        a.record(bytes("node-a"), bytes((now + 600) + " incarnation twin"));
+        assertThat(a.viewIsCurrent()).as("its own heartbeats stopped coming back, only the other's do").isFalse();
+    }
 }

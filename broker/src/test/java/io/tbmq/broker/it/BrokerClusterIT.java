@@ -239,6 +239,91 @@ class BrokerClusterIT {
         }
     }
 
+    /**
+     * A node sends heartbeats from the moment it claims its id, saying it is starting until it has read
+     * its sessions: the others count it alive (they leave its sessions to it, however long its start
+     * takes) but do not take it for the caretaker, which would hold up the Wills of a dead node's clients.
+     */
+    @Test
+    @Order(8)
+    void aStartingNodeWithTheLowestIdDoesNotHoldUpTheWillsOfAKilledNodesClients() throws Exception {
+        BrokerNode e = it.startBroker("node-e", CLUSTER);
+        Awaitility.await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> {
+            List<String> heartbeats = heartbeatsOf("node-e");
+            assertThat(heartbeats).as("node-e's heartbeats").isNotEmpty();
+            assertThat(heartbeats.getFirst()).as("the first of %s", heartbeats).endsWith(" phase starting");
+            assertThat(heartbeats.getLast()).as("the last of %s, once node-e started", heartbeats).doesNotContain("phase");
+        });
+
+        java.util.Properties props = new java.util.Properties();
+        props.put("bootstrap.servers", it.stack().kafka().bootstrapServers());
+        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(props)) {
+            // A starting node creates its downlink topics before its first heartbeat.
+            admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic("tbmq.msg.downlink.basic.node-a", 1, (short) 1),
+                    new org.apache.kafka.clients.admin.NewTopic("tbmq.msg.downlink.persisted.node-a", 1, (short) 1))).all().get();
+        }
+        java.util.concurrent.atomic.AtomicBoolean starting = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Mqtt5BlockingClient watcher = Clients.alice5(a, "starting-watcher");
+        watcher.subscribeWith().topicFilter("status/+").qos(MqttQos.AT_LEAST_ONCE).send();
+        try (org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]> producer = new org.apache.kafka.clients.producer.KafkaProducer<>(
+                props, new org.apache.kafka.common.serialization.ByteArraySerializer(), new org.apache.kafka.common.serialization.ByteArraySerializer());
+                Mqtt5BlockingClient.Mqtt5Publishes in = watcher.publishes(com.hivemq.client.mqtt.MqttGlobalPublishFilter.ALL)) {
+            // node-a, the lowest id, as a broker whose start goes on for longer than the node timeout.
+            Thread fake = Thread.ofPlatform().daemon().start(() -> {
+                while (starting.get()) {
+                    producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>("tbmq.cluster.nodes",
+                            "node-a".getBytes(StandardCharsets.UTF_8),
+                            (System.currentTimeMillis() + " incarnation 0a0a0a0a phase starting").getBytes(StandardCharsets.UTF_8)));
+                    try {
+                        Thread.sleep(500);
+                    } catch (InterruptedException stop) {
+                        return;
+                    }
+                }
+            });
+            try {
+                Thread.sleep(2_000);
+                Mqtt5BlockingClient doomed = Clients.v5(e, "doomed-e").buildBlocking();
+                doomed.connectWith().simpleAuth().username("alice").password(ItStack.PASSWORD.getBytes(StandardCharsets.UTF_8))
+                        .applySimpleAuth().willPublish().topic("status/doomed-e").qos(MqttQos.AT_LEAST_ONCE)
+                        .payload("offline".getBytes()).applyWillPublish().send();
+                Thread.sleep(1_000);
+                e.kill();
+                Optional<Mqtt5Publish> will = in.receive(30, TimeUnit.SECONDS);
+                assertThat(will.map(p -> Clients.text(p.getPayloadAsBytes())))
+                        .as("Will of a client whose node died while node-a, the lowest id, was starting").contains("offline");
+                assertThat(in.receive(2, TimeUnit.SECONDS)).as("the Will once").isEmpty();
+            } finally {
+                starting.set(false);
+                fake.join();
+            }
+        }
+        watcher.disconnect();
+    }
+
+    /** The heartbeats in tbmq.cluster.nodes with key {@code node}, oldest first. */
+    private static List<String> heartbeatsOf(String node) {
+        java.util.Properties props = new java.util.Properties();
+        props.put("bootstrap.servers", it.stack().kafka().bootstrapServers());
+        List<String> out = new ArrayList<>();
+        try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<>(
+                props, new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
+                new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+            org.apache.kafka.common.TopicPartition nodes = new org.apache.kafka.common.TopicPartition("tbmq.cluster.nodes", 0);
+            consumer.assign(List.of(nodes));
+            consumer.seekToBeginning(List.of(nodes));
+            long end = consumer.endOffsets(List.of(nodes)).get(nodes);
+            while (consumer.position(nodes) < end) {
+                for (var r : consumer.poll(java.time.Duration.ofSeconds(1))) {
+                    if (new String(r.key(), StandardCharsets.UTF_8).equals(node) && r.value() != null) {
+                        out.add(new String(r.value(), StandardCharsets.UTF_8));
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
     private static Mqtt5ConnAck connectPersistent(Mqtt5BlockingClient client) {
         return client.connectWith().cleanStart(false).sessionExpiryInterval(600).simpleAuth().username("alice")
                 .password(ItStack.PASSWORD.getBytes(StandardCharsets.UTF_8)).applySimpleAuth().send();

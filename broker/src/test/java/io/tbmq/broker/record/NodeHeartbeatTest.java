@@ -54,4 +54,21 @@ class NodeHeartbeatTest {
         assertThat(decode("12 moving 2 4").incarnation()).as("an earlier version's").isNull();
         assertThat(decode("12 incarnation").incarnation()).isNull();
     }
+
+    @Test
+    void aStartingProcessSaysSoAfterEverythingEarlierVersionsRead() {
+        NodeHeartbeat starting = NodeHeartbeat.idle(12).from("a1b2").whileStarting();
+        assertThat(new String(starting.encode(), StandardCharsets.UTF_8)).isEqualTo("12 incarnation a1b2 phase starting");
+        assertThat(NodeHeartbeat.decode(starting.encode())).isEqualTo(starting);
+        assertThat(starting.starting()).isTrue();
+        NodeHeartbeat movingWhileStarting = new NodeHeartbeat(12, 2, 4).from("a1b2").whileStarting();
+        assertThat(new String(movingWhileStarting.encode(), StandardCharsets.UTF_8)).isEqualTo("12 moving 2 4 incarnation a1b2 phase starting");
+        assertThat(NodeHeartbeat.decode(movingWhileStarting.encode())).isEqualTo(movingWhileStarting);
+        assertThat(NodeHeartbeat.idle(12).from("a1b2").starting()).as("once started").isFalse();
+        assertThat(decode("12 incarnation a1b2").starting()).as("an earlier version's").isFalse();
+        assertThat(decode("12 incarnation a1b2 phase").starting()).isFalse();
+        assertThat(decode("12 incarnation a1b2 phase draining").starting()).as("a phase a later version may add").isFalse();
+        assertThat(decode("12 phase starting incarnation a1b2")).as("in any order after the move")
+                .isEqualTo(NodeHeartbeat.idle(12).from("a1b2").whileStarting());
+    }
 }
