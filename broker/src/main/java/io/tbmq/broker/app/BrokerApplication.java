@@ -125,7 +125,13 @@ public class BrokerApplication {
         sender = new KafkaSender(clients);
         kafka = new KafkaBackbone(config.kafka(), clients);
         NodeLiveness liveness = new NodeLiveness(node, incarnation, config.cluster().nodeTimeout(), config.cluster().heartbeatInterval());
-        DuplicateNodeId duplicate = new DuplicateNodeId(node, liveness);
+        String pod = config.cluster().podUid().orElse(null);
+        if (pod != null && !pod.matches("[0-9a-fA-F-]{1,64}")) {
+            // It goes into the heartbeats' text, which other brokers read field by field.
+            throw new IllegalArgumentException("tbmq.cluster.pod-uid (TBMQ_CLUSTER_POD_UID) must be a Kubernetes pod UID"
+                    + " (hex digits and hyphens), not '" + pod + "'");
+        }
+        DuplicateNodeId duplicate = new DuplicateNodeId(node, liveness, pod);
         this.duplicate = duplicate;
         messageLog = new KafkaMessageLog(sender, topics, metrics, kafka.admin(), config.kafka().partitionMoveWait(),
                 liveness::movesUnderWay, this::announceMove);
@@ -468,7 +474,8 @@ public class BrokerApplication {
     private void sendHeartbeat() {
         synchronized (heartbeatSends) {
             if (!left) {
-                NodeHeartbeat beat = messageLog.heartbeat(System.currentTimeMillis()).from(incarnation);
+                NodeHeartbeat beat = messageLog.heartbeat(System.currentTimeMillis()).from(incarnation)
+                        .inPod(config.cluster().podUid().orElse(null));
                 sender.send(topics.clusterNodes(), config.nodeId().getBytes(StandardCharsets.UTF_8),
                         (sessionsRead ? beat : beat.whileStarting()).encode());
             }

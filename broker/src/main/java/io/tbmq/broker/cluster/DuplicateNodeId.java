@@ -23,12 +23,19 @@ public final class DuplicateNodeId {
     private static final Logger LOG = Logger.getLogger(DuplicateNodeId.class);
     private final String node;
     private final NodeLiveness liveness;
+    private final String pod;
     /** The process last logged, until it goes silent: one that comes back is logged again. */
     private final AtomicReference<String> reported = new AtomicReference<>();
 
     public DuplicateNodeId(String node, NodeLiveness liveness) {
+        this(node, liveness, null);
+    }
+
+    /** @param pod the UID of the Kubernetes pod this process runs in, or null */
+    public DuplicateNodeId(String node, NodeLiveness liveness, String pod) {
         this.node = node;
         this.liveness = liveness;
+        this.pod = pod;
     }
 
     /**
@@ -41,8 +48,11 @@ public final class DuplicateNodeId {
      * @throws IllegalStateException naming the other process
      */
     public boolean checkBeforeJoining(Duration heartbeatInterval, BooleanSupplier stopping) throws InterruptedException {
-        Duration wait = liveness.waitForTwin(heartbeatInterval, System.currentTimeMillis());
-        if (!wait.isZero()) {
+        Duration wait = liveness.waitForTwin(heartbeatInterval, System.currentTimeMillis(), pod);
+        if (wait.isZero() && liveness.predecessorInPod(pod)) {
+            LOG.infof("the last heartbeat with node id %s came from this pod's previous container, which has exited:"
+                    + " joining without waiting for it to age", node);
+        } else if (!wait.isZero()) {
             LOG.infof("the last heartbeat with node id %s came from another process, which may still run: listening %d ms"
                     + " for another before joining", node, wait.toMillis());
         }

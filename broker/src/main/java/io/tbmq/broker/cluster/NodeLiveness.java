@@ -47,6 +47,8 @@ public final class NodeLiveness implements TailHandler {
     private volatile boolean caughtUp;
     /** The latest heartbeat of this node's id from another process read while catching up: a predecessor, or a twin. */
     private volatile NodeHeartbeat predecessor;
+    /** The latest such heartbeat from each pod ("" for none): a process of another pod may have written just before. */
+    private final ConcurrentHashMap<String, NodeHeartbeat> predecessorByPod = new ConcurrentHashMap<>();
     /** The latest heartbeat of this node's id from another process read live, and when: a twin. */
     private volatile NodeHeartbeat twin;
     private volatile long twinHeardAt;
@@ -85,6 +87,7 @@ public final class NodeLiveness implements TailHandler {
         if (value == null) {
             if (node.equals(self) && !caughtUp) {
                 predecessor = null; // it left: nobody else is using this id
+                predecessorByPod.clear();
             }
             left.add(node);
             leftAt.put(node, System.nanoTime());
@@ -106,6 +109,7 @@ public final class NodeLiveness implements TailHandler {
                     twinHeartbeats.incrementAndGet();
                 } else {
                     predecessor = heartbeat;
+                    predecessorByPod.put(heartbeat.pod() == null ? "" : heartbeat.pod(), heartbeat);
                 }
                 return; // what this node's view of itself rests on comes from its own heartbeats only
             }
@@ -248,13 +252,35 @@ public final class NodeLiveness implements TailHandler {
      * (a live process sends another within that, whatever the clocks say) nor more than one node timeout.
      */
     public Duration waitForTwin(Duration interval, long nowMillis) {
+        return waitForTwin(interval, nowMillis, null);
+    }
+
+    /**
+     * As {@link #waitForTwin(Duration, long)}, for a process running in the Kubernetes pod {@code pod}
+     * (null outside one): zero also when the last heartbeat came from this same pod, whose previous
+     * container has exited before this one started.
+     */
+    public Duration waitForTwin(Duration interval, long nowMillis, String pod) {
         NodeHeartbeat last = predecessor;
+        if (last != null && predecessorInPod(pod)) {
+            // Another pod's process may have sent this id just before and be silent for a moment: listen for it
+            // if its latest heartbeat is recent by its writer's clock.
+            last = predecessorByPod.entrySet().stream().filter(e -> !e.getKey().equals(pod)).map(Map.Entry::getValue)
+                    .filter(h -> Math.abs(nowMillis - h.sentAtMillis()) < timeoutMillis)
+                    .max(java.util.Comparator.comparingLong(NodeHeartbeat::sentAtMillis)).orElse(null);
+        }
         if (last == null) {
             return Duration.ZERO;
         }
         long floor = Math.min(2 * interval.toMillis(), timeoutMillis);
         long untilDead = timeoutMillis - (nowMillis - last.sentAtMillis());
         return Duration.ofMillis(Math.max(floor, Math.min(timeoutMillis, untilDead)));
+    }
+
+    /** Whether the last heartbeat of this node's id read while catching up came from an earlier process in the pod {@code pod}. */
+    public boolean predecessorInPod(String pod) {
+        NodeHeartbeat last = predecessor;
+        return pod != null && last != null && pod.equals(last.pod());
     }
 
     /**

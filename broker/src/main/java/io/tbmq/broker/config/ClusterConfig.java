@@ -38,4 +38,12 @@ public interface ClusterConfig {
      */
     @WithDefault("10m")
     Duration downlinkRetention();
+
+    /**
+     * The Kubernetes pod this broker runs in (its UID; the operator sets it). Heartbeats carry it, so a
+     * broker restarted in the same pod after a crash knows that the process that last sent its node id
+     * is dead (a pod's container restarts only after it exited) and starts without waiting for that
+     * heartbeat to age. Unset outside Kubernetes.
+     */
+    java.util.Optional<String> podUid();
 }

@@ -11,26 +11,30 @@ import java.nio.charset.StandardCharsets;
  * caretaker of dead nodes' sessions.
  *
  * <p>Text: {@code <millis>}, then {@code moving <from> <to>} during a move, then {@code incarnation <id>},
- * then {@code phase starting} while the node starts. Brokers of earlier versions wrote the millis and
- * the move alone, read the move only from the second to the fourth field, and skip fields they do not
- * know, so both ways round a rolling upgrade works (an earlier version takes a starting node for a
- * running one, and one with the lowest id for the caretaker).
+ * then {@code pod <uid>} under Kubernetes, then {@code phase starting} while the node starts. Brokers
+ * of earlier versions wrote the millis and the move alone, read the move only from the second to
+ * the fourth field, and skip fields they do not know, so both ways round a rolling upgrade works (an
+ * earlier version takes a starting node for a running one, and one with the lowest id for the
+ * caretaker).
  *
  * @param movingFrom partitions before the growth the node is moving for, or 0 when it is not moving
  * @param movingTo partitions after it, or 0
  * @param incarnation the sending process's id, chosen at its start; null from brokers of earlier versions
+ * @param pod the UID of the Kubernetes pod the sending process runs in; null outside Kubernetes and from
+ *     brokers of earlier versions
  * @param starting whether the sending process is still starting (it sends heartbeats from the moment it
  *     claims its node id, before it has read its sessions)
  */
-public record NodeHeartbeat(long sentAtMillis, int movingFrom, int movingTo, String incarnation, boolean starting) {
+public record NodeHeartbeat(long sentAtMillis, int movingFrom, int movingTo, String incarnation, String pod, boolean starting) {
     private static final String MOVING = "moving";
     private static final String INCARNATION = "incarnation";
+    private static final String POD = "pod";
     private static final String PHASE = "phase";
     private static final String STARTING = "starting";
     private static final java.util.regex.Pattern SPACES = java.util.regex.Pattern.compile(" +");
 
     public NodeHeartbeat(long sentAtMillis, int movingFrom, int movingTo) {
-        this(sentAtMillis, movingFrom, movingTo, null, false);
+        this(sentAtMillis, movingFrom, movingTo, null, null, false);
     }
 
     public static NodeHeartbeat idle(long sentAtMillis) {
@@ -39,12 +43,17 @@ public record NodeHeartbeat(long sentAtMillis, int movingFrom, int movingTo, Str
 
     /** This heartbeat as sent by the process {@code id} (letters and digits, no spaces). */
     public NodeHeartbeat from(String id) {
-        return new NodeHeartbeat(sentAtMillis, movingFrom, movingTo, id, starting);
+        return new NodeHeartbeat(sentAtMillis, movingFrom, movingTo, id, pod, starting);
+    }
+
+    /** This heartbeat as sent from the Kubernetes pod {@code uid} (no spaces), or from no pod when null. */
+    public NodeHeartbeat inPod(String uid) {
+        return new NodeHeartbeat(sentAtMillis, movingFrom, movingTo, incarnation, uid, starting);
     }
 
     /** This heartbeat as sent by a process that is still starting. */
     public NodeHeartbeat whileStarting() {
-        return new NodeHeartbeat(sentAtMillis, movingFrom, movingTo, incarnation, true);
+        return new NodeHeartbeat(sentAtMillis, movingFrom, movingTo, incarnation, pod, true);
     }
 
     public boolean moving() {
@@ -59,6 +68,9 @@ public record NodeHeartbeat(long sentAtMillis, int movingFrom, int movingTo, Str
         if (incarnation != null) {
             text.append(' ').append(INCARNATION).append(' ').append(incarnation);
         }
+        if (pod != null) {
+            text.append(' ').append(POD).append(' ').append(pod);
+        }
         if (starting) {
             text.append(' ').append(PHASE).append(' ').append(STARTING);
         }
@@ -72,6 +84,7 @@ public record NodeHeartbeat(long sentAtMillis, int movingFrom, int movingTo, Str
         int from = 0;
         int to = 0;
         String incarnation = null;
+        String pod = null;
         boolean starting = false;
         try {
             sentAt = Long.parseLong(parts[0]);
@@ -91,11 +104,13 @@ public record NodeHeartbeat(long sentAtMillis, int movingFrom, int movingTo, Str
                 i = 3;
             } else if (parts[i].equals(INCARNATION)) {
                 incarnation = parts[++i];
+            } else if (parts[i].equals(POD)) {
+                pod = parts[++i];
             } else if (parts[i].equals(PHASE)) {
                 starting = parts[++i].equals(STARTING);
             }
         }
-        NodeHeartbeat heartbeat = new NodeHeartbeat(sentAt, from, to, incarnation, starting);
-        return heartbeat.moving() ? heartbeat : new NodeHeartbeat(sentAt, 0, 0, incarnation, starting);
+        NodeHeartbeat heartbeat = new NodeHeartbeat(sentAt, from, to, incarnation, pod, starting);
+        return heartbeat.moving() ? heartbeat : new NodeHeartbeat(sentAt, 0, 0, incarnation, pod, starting);
     }
 }

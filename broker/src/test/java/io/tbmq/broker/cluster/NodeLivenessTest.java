@@ -162,4 +162,27 @@ class NodeLivenessTest {
         a.record(bytes("node-a"), bytes((now + 600) + " incarnation twin"));
         assertThat(a.viewIsCurrent()).as("its own heartbeats stopped coming back, only the other's do").isFalse();
     }
+
+    @Test
+    void aProcessRestartedInThePodOfItsPredecessorDoesNotWait() {
+        Duration interval = Duration.ofSeconds(2);
+        long now = 1_700_000_000_000L;
+        NodeLiveness restarted = new NodeLiveness("node-a", "me", Duration.ofSeconds(10));
+        restarted.record(bytes("node-a"), bytes((now - 1_000) + " incarnation before pod uid-1"));
+        assertThat(restarted.waitForTwin(interval, now, "uid-1")).as("the pod's previous container, which exited").isZero();
+        assertThat(restarted.predecessorInPod("uid-1")).isTrue();
+        assertThat(restarted.waitForTwin(interval, now, "uid-2")).as("another pod: it may still run").isEqualTo(Duration.ofSeconds(9));
+        assertThat(restarted.waitForTwin(interval, now, null)).as("outside Kubernetes").isEqualTo(Duration.ofSeconds(9));
+        restarted.record(bytes("node-a"), bytes((now - 500) + " incarnation twin"));
+        assertThat(restarted.waitForTwin(interval, now, "uid-1")).as("the last came from a process in no pod")
+                .isEqualTo(Duration.ofMillis(9_500));
+        assertThat(restarted.predecessorInPod("uid-1")).isFalse();
+        restarted.record(bytes("node-a"), bytes((now - 200) + " incarnation before pod uid-1"));
+        assertThat(restarted.waitForTwin(interval, now, "uid-1")).as("the last from this pod, but another process wrote just before")
+                .isEqualTo(Duration.ofMillis(9_500));
+        assertThat(restarted.waitForTwin(interval, now + 60_000, "uid-1")).as("that other one silent for long").isZero();
+        restarted.record(bytes("node-a"), null);
+        restarted.record(bytes("node-a"), bytes((now - 100) + " incarnation again pod uid-1"));
+        assertThat(restarted.waitForTwin(interval, now, "uid-1")).as("after a leaving, only this pod's").isZero();
+    }
 }

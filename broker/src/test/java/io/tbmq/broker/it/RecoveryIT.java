@@ -82,4 +82,43 @@ class RecoveryIT {
         assertThat(r.duplicatesWithoutDup()).isZero();
         assertThat(r.reordered()).isZero();
     }
+
+    /**
+     * Under Kubernetes the operator gives each broker its pod's UID: a container the kubelet restarts in
+     * its pod after a crash starts while its predecessor's last heartbeat is fresh, without waiting for
+     * it to age, since a pod's container restarts only after the previous one exited.
+     */
+    @Test
+    @Order(3)
+    void aBrokerRestartedInItsPodAfterACrashDoesNotWaitForItsPredecessor() throws Exception {
+        broker.config("tbmq.cluster.pod-uid", "0c4e5b9a-1f2d-4c3b-9a8e-7d6c5b4a3f21");
+        broker.kill();
+        long before = java.nio.file.Files.size(broker.log());
+        broker.start(Duration.ofSeconds(90));
+        String first = logSince(before);
+        assertThat(first).as("restarted in a pod after a process outside any").contains("listening").contains("for another before joining")
+                .doesNotContain("previous container");
+
+        ContinuousPair pair = new ContinuousPair(broker.mqttPort(), "pod-restart", 50).start();
+        ContinuousPair.awaitSeconds(3);
+        broker.kill();
+        before = java.nio.file.Files.size(broker.log());
+        broker.start(Duration.ofSeconds(90));
+        String second = logSince(before);
+        assertThat(second).contains("came from this pod's previous container, which has exited: joining without waiting")
+                .doesNotContain("for another before joining");
+        ContinuousPair.awaitSeconds(5);
+        ContinuousPair.Result r = pair.finish(30_000);
+        report("broker kill -9, restarted in its pod", "pod-restart-sub", r);
+        assertThat(r.acked()).as("the pair ran through the fault").isGreaterThanOrEqualTo(ContinuousPair.MIN_ACKED);
+        assertThat(r.lost()).isZero();
+        assertThat(r.duplicatesWithoutDup()).isZero();
+        assertThat(r.reordered()).isZero();
+    }
+
+    /** What the broker logged from byte {@code offset} of its log on. */
+    private static String logSince(long offset) throws java.io.IOException {
+        byte[] log = java.nio.file.Files.readAllBytes(broker.log());
+        return new String(log, (int) offset, log.length - (int) offset, java.nio.charset.StandardCharsets.UTF_8);
+    }
 }

@@ -71,4 +71,13 @@ class NodeHeartbeatTest {
         assertThat(decode("12 phase starting incarnation a1b2")).as("in any order after the move")
                 .isEqualTo(NodeHeartbeat.idle(12).from("a1b2").whileStarting());
     }
+
+    @Test
+    void aProcessInAPodNamesItAfterItsIncarnation() {
+        NodeHeartbeat inPod = NodeHeartbeat.idle(12).from("a1b2").inPod("9f1c-77").whileStarting();
+        assertThat(new String(inPod.encode(), StandardCharsets.UTF_8)).isEqualTo("12 incarnation a1b2 pod 9f1c-77 phase starting");
+        assertThat(NodeHeartbeat.decode(inPod.encode())).isEqualTo(inPod);
+        assertThat(NodeHeartbeat.idle(12).from("a1b2").inPod(null).encode()).isEqualTo("12 incarnation a1b2".getBytes(StandardCharsets.UTF_8));
+        assertThat(decode("12 incarnation a1b2").pod()).as("outside Kubernetes, or an earlier version's").isNull();
+    }
 }

@@ -148,6 +148,9 @@ public final class BrokerModel {
         List<EnvVar> env = new ArrayList<>();
         env.add(new EnvVarBuilder().withName("TBMQ_NODE_ID").withNewValueFrom().withNewFieldRef()
                 .withFieldPath("metadata.name").endFieldRef().endValueFrom().build());
+        // A container restarted in its pod after a crash starts without waiting for its predecessor's heartbeat to age.
+        env.add(new EnvVarBuilder().withName("TBMQ_CLUSTER_POD_UID").withNewValueFrom().withNewFieldRef()
+                .withFieldPath("metadata.uid").endFieldRef().endValueFrom().build());
         var resources = broker.getResources() != null ? withMemoryLimit(broker.getResources())
                 : Resources.requests(plan.brokerCpuMillis().value() + "m", plan.brokerMemoryMib().value() + "Mi");
         // -Xmx wins over the image's -XX:MaxRAMPercentage, whatever their order.

@@ -205,6 +205,19 @@ class DesiredObjectsTest {
     }
 
     @Test
+    void eachBrokerKnowsItsPodSoThatAContainerRestartedInItNeedNotWaitForItsPredecessor() {
+        TbmqCluster c = Samples.load("tbmq-p2p-200k.yaml", "iot");
+        Names names = new Names(c.getMetadata().getName(), "iot");
+        Plan plan = SizingModel.plan(c.getSpec());
+        var config = BrokerModel.config(c, names, BrokerSettings.properties(c, plan, names));
+        var env = BrokerModel.statefulSet(c, names, plan, config, "1").getSpec().getTemplate().getSpec().getContainers().get(0).getEnv();
+        assertThat(env).filteredOn(e -> e.getName().equals("TBMQ_NODE_ID")).singleElement()
+                .satisfies(e -> assertThat(e.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("metadata.name"));
+        assertThat(env).filteredOn(e -> e.getName().equals("TBMQ_CLUSTER_POD_UID")).singleElement()
+                .satisfies(e -> assertThat(e.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("metadata.uid"));
+    }
+
+    @Test
     void aStorageBlockWithoutASizeGetsTheDefaultSize() {
         TbmqCluster c = Samples.load("tbmq-p2p-200k.yaml", "iot");
         // As a user writes it: {"redis": {"storage": {"deleteClaim": true}}}, no size.
