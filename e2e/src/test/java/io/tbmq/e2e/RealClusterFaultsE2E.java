@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
@@ -25,12 +26,15 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.strimzi.api.kafka.model.topic.KafkaTopic;
 import io.tbmq.loadgen.ContinuousTraffic;
 import io.tbmq.operator.api.TbmqCluster;
+import io.tbmq.operator.provision.PodDiagnosis;
 
 /**
  * The whole product on a real one-node Kubernetes (real pods: containerd, runc, CNI, kube-proxy):
@@ -302,6 +306,40 @@ class RealClusterFaultsE2E {
             assertThat(silentAfterReady.get(phase)).as("pairs cut off by '%s': no message from before Ready until 5 s after it", phase)
                     .isEmpty();
             assertThat(pauses.getOrDefault(phase, 0L)).as("longest pause during '%s'", phase).isLessThanOrEqualTo(SCALE_PAUSE_LIMIT_MILLIS);
+        }
+    }
+
+    /**
+     * A broker that cannot start says why where users look: the kubelet reads the termination message
+     * it wrote, in the container the operator's template makes (restricted security context), and the
+     * operator's words for a crash-looping pod carry it. A pod of its own, not one of the StatefulSet's,
+     * so the cluster under test keeps running.
+     */
+    @Test
+    @Order(3)
+    void aBrokerThatCannotStartSaysWhyInItsPodStatus() {
+        var template = client.apps().statefulSets().inNamespace(NS).withName(NAME + "-broker").get().getSpec().getTemplate();
+        // Labels of its own, so neither the StatefulSet nor the Service takes it; no requests, so it fits beside the brokers.
+        Pod pod = new PodBuilder().withNewMetadata().withName(NAME + "-misconfigured-broker")
+                .addToLabels("tbmq.e2e/test", "termination-message").endMetadata().withSpec(template.getSpec()).editSpec()
+                .withAffinity(null).editFirstContainer().withResources(new ResourceRequirements())
+                .addNewEnv().withName("TBMQ_MQTT_MAX_PACKET_SIZE").withValue("lots").endEnv().endContainer().endSpec().build();
+        client.pods().inNamespace(NS).resource(pod).create();
+        try {
+            AtomicReference<Pod> crashed = new AtomicReference<>();
+            await("the misconfigured broker's pod to crash-loop", () -> {
+                crashed.set(client.pods().inNamespace(NS).withName(pod.getMetadata().getName()).get());
+                return PodDiagnosis.problem(List.of(crashed.get())).isPresent();
+            }, Duration.ofMinutes(3));
+            var lastState = crashed.get().getStatus().getContainerStatuses().get(0).getLastState().getTerminated();
+            System.out.println("e2e real cluster: a misconfigured broker's termination message: " + lastState.getMessage());
+            assertThat(lastState.getMessage()).as("what the kubelet read from the container").contains("tbmq.mqtt.max-packet-size");
+            String problem = PodDiagnosis.problem(List.of(crashed.get())).orElseThrow();
+            System.out.println("e2e real cluster: a misconfigured broker's pod, as the operator reports it: " + problem);
+            assertThat(problem).contains(pod.getMetadata().getName() + ": CrashLoopBackOff", "it exited with code 1",
+                    "tbmq.mqtt.max-packet-size", "\"lots\"");
+        } finally {
+            client.pods().inNamespace(NS).withName(pod.getMetadata().getName()).withGracePeriod(0).delete();
         }
     }
 

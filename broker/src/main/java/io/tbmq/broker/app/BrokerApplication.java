@@ -215,8 +215,10 @@ public class BrokerApplication {
                     duplicate.report();
                     if (!sessionsRead) {
                         if (System.nanoTime() - claimedAt > START_LIMIT.toNanos() && gaveUp.compareAndSet(false, true)) {
-                            LOG.errorf("node %s is still %s %d minutes after it claimed its id: stopping, so that another node"
-                                    + " takes its sessions over", node, startupStep, START_LIMIT.toMinutes());
+                            String why = String.format("node %s is still %s %d minutes after it claimed its id: stopping, so that"
+                                    + " another node takes its sessions over", node, startupStep, START_LIMIT.toMinutes());
+                            LOG.error(why);
+                            TerminationMessage.record(why);
                             Quarkus.asyncExit(1);
                         }
                         return;
@@ -297,10 +299,21 @@ public class BrokerApplication {
                         config.kafka().bootstrapServers(),
                         config.redis().mode(), config.redis().nodes(), liveness.aliveNodes().size() - 1);
             } catch (RuntimeException e) {
+                if (draining) {
+                    // Stopping closed what the start used: that is not why the node stops.
+                    LOG.debugf(e, "node %s stopped while %s", node, startupStep);
+                    return;
+                }
                 LOG.errorf(e, "node %s failed to start while %s", node, startupStep);
+                TerminationMessage.record("node " + node + " failed to start while " + startupStep + ": " + TerminationMessage.describe(e));
                 Quarkus.asyncExit(1);
             } catch (InterruptedException e) {
+                if (draining) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
                 LOG.errorf("node %s interrupted while %s", node, startupStep);
+                TerminationMessage.record("node " + node + " interrupted while " + startupStep);
                 Thread.currentThread().interrupt();
                 Quarkus.asyncExit(1);
             }

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 
+import io.quarkus.runtime.ApplicationLifecycleManager;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.annotations.QuarkusMain;
 import io.tbmq.broker.auth.PasswordHasher;
@@ -37,7 +38,21 @@ public final class BrokerMain {
             java.security.Security.setProperty("networkaddress.cache.ttl", "5");
         }
         java.security.Security.setProperty("networkaddress.cache.negative.ttl", "1");
-        Quarkus.run(args);
+        // Quarkus logs a failed start as before and then calls this instead of System.exit alone. After a
+        // SIGTERM (the VM already shutting down) an error is a consequence of the stop, not its reason.
+        ApplicationLifecycleManager.setDefaultExitCodeHandler((code, failure) -> {
+            if (!ApplicationLifecycleManager.isVmShuttingDown()) {
+                TerminationMessage.onExit(code, failure);
+            }
+            System.exit(code);
+        });
+        try {
+            Quarkus.run(args);
+        } catch (RuntimeException | Error e) {
+            // Thrown before Quarkus' own handling begins (the generated application's initialisation).
+            TerminationMessage.onExit(1, e);
+            throw e;
+        }
     }
 
     /** JDK 22+ returns a Console even for redirected input; isTerminal (22+) tells them apart. */

@@ -41,6 +41,15 @@ public interface BrokerConfig {
      */
     java.util.Optional<String> liveSettingsFile();
 
+    /**
+     * Where the broker writes why it stopped with an error, for Kubernetes to show as the container's
+     * termination message; written only if the file exists. Read at exit from the system property or
+     * TBMQ_TERMINATION_MESSAGE_PATH directly (TerminationMessage), so it works when the rest of the
+     * configuration is invalid; declared here so that setting it is not an unknown key.
+     */
+    @WithDefault("/dev/termination-log")
+    String terminationMessagePath();
+
     /** How often the live settings file is looked at. */
     @WithDefault("5s")
     java.time.Duration liveSettingsInterval();

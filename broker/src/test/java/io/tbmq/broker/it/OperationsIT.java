@@ -39,8 +39,9 @@ import io.tbmq.localstack.BrokerNode;
 import io.tbmq.localstack.ManagedProcess;
 
 /**
- * Health, metrics, a fenced Kafka consumer, a second broker given the node's id, a Kafka outage and
- * graceful shutdown, on a stack of its own (this test stops Kafka and the broker).
+ * Health, metrics, a fenced Kafka consumer, a second broker given the node's id, a Kafka outage,
+ * graceful shutdown and the termination message of a failed start, on a stack of its own (this test
+ * stops Kafka and the broker).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class OperationsIT {
@@ -198,11 +199,17 @@ class OperationsIT {
         try (Mqtt5BlockingClient.Mqtt5Publishes in = watcher.publishes(com.hivemq.client.mqtt.MqttGlobalPublishFilter.ALL)) {
             watcher.subscribeWith().topicFilter("ops/twin/#").qos(MqttQos.AT_LEAST_ONCE).send();
             // A copy of this node's configuration started elsewhere, against the same Kafka.
-            assertThatThrownBy(() -> it.startBroker(broker.nodeId(), "twin", java.util.Map.of()))
-                    .hasMessageContaining("exited during start");
+            Path terminationLog = Files.createDirectories(it.dir().resolve("twin")).resolve("termination-log");
+            Files.writeString(terminationLog, "");
+            assertThatThrownBy(() -> it.startBroker(broker.nodeId(), "twin", java.util.Map.of("tbmq.termination-message-path",
+                    terminationLog.toString()))).hasMessageContaining("exited during start");
             Path twinLog = it.dir().resolve("twin").resolve("broker-" + broker.nodeId() + ".log");
             assertThat(Files.readString(twinLog)).as("says why")
                     .contains("runs with node id " + broker.nodeId() + ", so this one does not start", "tbmq.node-id (TBMQ_NODE_ID)");
+            assertThat(Files.readString(terminationLog)).as("the termination message Kubernetes shows")
+                    .startsWith("node " + broker.nodeId() + " failed to start while checking that no other broker runs with node id")
+                    .contains("runs with node id " + broker.nodeId() + ", so this one does not start", "tbmq.node-id (TBMQ_NODE_ID)")
+                    .doesNotContain("\tat ");
             // The first one kept its consumers and its sessions: it routes, and its device's Will did not go out.
             assertThat(broker.status("/q/health/live")).isEqualTo(200);
             watcher.publishWith().topic("ops/twin/after").qos(MqttQos.AT_LEAST_ONCE).payload("routed".getBytes()).send();
@@ -279,5 +286,19 @@ class OperationsIT {
         assertThat(broker.process().isAlive()).isFalse();
         assertThat(broker.process().exitCode()).as("clean exit on SIGTERM").isIn(0, 143);
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(15));
+    }
+
+    @Test
+    @Order(7)
+    void aBrokerWhoseConfigurationIsInvalidWritesWhichKeyAsItsTerminationMessage() throws Exception {
+        Path terminationLog = Files.createDirectories(it.dir().resolve("misconfigured")).resolve("termination-log");
+        Files.writeString(terminationLog, "");
+
+        assertThatThrownBy(() -> it.startBroker("ops-misconfigured", "misconfigured", java.util.Map.of(
+                "tbmq.termination-message-path", terminationLog.toString(), "tbmq.mqtt.max-packet-size", "lots")))
+                .hasMessageContaining("exited during start");
+
+        assertThat(Files.readString(terminationLog)).as("the termination message Kubernetes shows")
+                .contains("tbmq.mqtt.max-packet-size", "lots").doesNotContain("\tat ");
     }
 }

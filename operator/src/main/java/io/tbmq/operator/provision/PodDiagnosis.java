@@ -11,6 +11,7 @@ import java.util.Optional;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.fabric8.kubernetes.api.model.ContainerStateTerminated;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
@@ -18,13 +19,18 @@ import io.fabric8.kubernetes.api.model.PodCondition;
 /**
  * Why a component's pods are not ready, in the words Kubernetes and the broker use: a pod that
  * cannot be scheduled (and the resource it lacks), a container that cannot start (image, crash,
- * configuration), or what a broker's readiness check says it is waiting for.
+ * configuration; for a crash, the termination message the broker wrote), or what a broker's
+ * readiness check says it is waiting for.
  */
 public final class PodDiagnosis {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
     static final List<String> STUCK = List.of("ImagePullBackOff", "ErrImagePull", "ErrImageNeverPull", "CrashLoopBackOff",
             "CreateContainerConfigError", "CreateContainerError", "InvalidImageName", "RunContainerError");
+    /** Waiting after an exit: what the container said as it exited is why (not so for an image or a missing Secret). */
+    static final List<String> CRASHED = List.of("CrashLoopBackOff", "RunContainerError");
+    /** Enough for a broker's reason and its cause; status conditions are read in one line. */
+    static final int MESSAGE_LIMIT = 600;
 
     private PodDiagnosis() {
     }
@@ -46,11 +52,12 @@ public final class PodDiagnosis {
             if (pod.getStatus().getContainerStatuses() != null) {
                 for (ContainerStatus cs : pod.getStatus().getContainerStatuses()) {
                     var waiting = cs.getState() == null ? null : cs.getState().getWaiting();
+                    var terminated = cs.getLastState() == null ? null : cs.getLastState().getTerminated();
                     if (waiting != null && STUCK.contains(waiting.getReason())) {
                         return Optional.of(name + ": " + waiting.getReason()
-                                + (waiting.getMessage() == null ? "" : " (" + waiting.getMessage() + ")"));
+                                + (waiting.getMessage() == null ? "" : " (" + waiting.getMessage() + ")")
+                                + (CRASHED.contains(waiting.getReason()) ? lastExit(terminated) : ""));
                     }
-                    var terminated = cs.getLastState() == null ? null : cs.getLastState().getTerminated();
                     if (terminated != null && "OOMKilled".equals(terminated.getReason())) {
                         return Optional.of(name + " was OOMKilled (restarts: " + cs.getRestartCount() + "): raise its memory limit");
                     }
@@ -58,6 +65,21 @@ public final class PodDiagnosis {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * The exit before a restart, with what the container wrote as its termination message (a broker
+     * writes why its start failed); empty when the container has not exited or exited cleanly.
+     */
+    static String lastExit(ContainerStateTerminated terminated) {
+        if (terminated == null || terminated.getExitCode() == null || terminated.getExitCode() == 0) {
+            return "";
+        }
+        String message = terminated.getMessage() == null ? "" : terminated.getMessage().strip().replaceAll("\\s+", " ");
+        if (message.length() > MESSAGE_LIMIT) {
+            message = message.substring(0, MESSAGE_LIMIT - 3) + "...";
+        }
+        return "; it exited with code " + terminated.getExitCode() + (message.isEmpty() ? "" : ": " + message);
     }
 
     /**
