@@ -21,6 +21,7 @@ import io.quarkus.runtime.StartupEvent;
 import io.tbmq.broker.cluster.ClusterDirectory;
 import io.tbmq.broker.cluster.DownlinkHandler;
 import io.tbmq.broker.cluster.DuplicateNodeId;
+import io.tbmq.broker.cluster.ForeignCluster;
 import io.tbmq.broker.cluster.NodeLiveness;
 import io.tbmq.broker.cluster.OrphanAdoption;
 import io.tbmq.broker.cluster.SessionFeed;
@@ -124,7 +125,13 @@ public class BrokerApplication {
                 kafkaCommon.getProperty(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "PLAINTEXT"));
         sender = new KafkaSender(clients);
         kafka = new KafkaBackbone(config.kafka(), clients);
-        NodeLiveness liveness = new NodeLiveness(node, incarnation, config.cluster().nodeTimeout(), config.cluster().heartbeatInterval());
+        String cluster = config.cluster().name().orElse(null);
+        if (cluster != null && !cluster.matches("[A-Za-z0-9._/-]{1,300}")) {
+            throw new IllegalArgumentException("tbmq.cluster.name (TBMQ_CLUSTER_NAME) must be letters, digits, '.', '_', '/' or '-'"
+                    + " (it goes into the heartbeats' text), not '" + cluster + "'");
+        }
+        NodeLiveness liveness = new NodeLiveness(node, incarnation, config.cluster().nodeTimeout(), config.cluster().heartbeatInterval(),
+                cluster);
         String pod = config.cluster().podUid().orElse(null);
         if (pod != null && !pod.matches("[0-9a-fA-F-]{1,64}")) {
             // It goes into the heartbeats' text, which other brokers read field by field.
@@ -132,6 +139,7 @@ public class BrokerApplication {
                     + " (hex digits and hyphens), not '" + pod + "'");
         }
         DuplicateNodeId duplicate = new DuplicateNodeId(node, liveness, pod);
+        ForeignCluster foreign = new ForeignCluster(cluster, topics.clusterNodes(), liveness);
         this.duplicate = duplicate;
         messageLog = new KafkaMessageLog(sender, topics, metrics, kafka.admin(), config.kafka().partitionMoveWait(),
                 liveness::movesUnderWay, this::announceMove);
@@ -166,6 +174,9 @@ public class BrokerApplication {
         io.micrometer.core.instrument.FunctionCounter.builder("tbmq.cluster.node.id.duplicate.heartbeats", liveness,
                 NodeLiveness::otherProcessHeartbeats).description("heartbeats with this node's id read from another broker process")
                 .register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("tbmq.cluster.foreign.heartbeats", liveness,
+                NodeLiveness::foreignHeartbeats).description("heartbeats read from nodes of another cluster (tbmq.cluster.name)"
+                        + " on this cluster's Kafka topics").register(registry);
         metrics.gauge("tbmq.cluster.heartbeat.current", "1 while this node's own heartbeats come back to it through Kafka in time",
                 () -> liveness.viewIsCurrent() ? 1 : 0);
         // What readiness reads, as series an alert can follow (a pod that is not ready is only seen by Kubernetes).
@@ -189,17 +200,21 @@ public class BrokerApplication {
         Thread startup = new Thread(() -> {
             try {
                 startupStep = "provisioning Kafka topics";
-                // This node's own topics and the heartbeats' first: what another process with this id uses already.
-                kafka.provisionFirst(List.of(
-                        new KafkaBackbone.TopicSpec(topics.clusterNodes(), 1, compacted),
-                        new KafkaBackbone.TopicSpec(topics.downlinkBasic(node), downlinkPartitions, Map.of()),
-                        new KafkaBackbone.TopicSpec(topics.downlinkPersisted(node), downlinkPartitions, Map.of())));
+                // The heartbeats' first, then this node's own topics, which another process with this id uses already;
+                // none if another cluster uses these topics, whose janitor would never delete them.
+                kafka.provisionFirst(List.of(new KafkaBackbone.TopicSpec(topics.clusterNodes(), 1, compacted)));
                 sender.warm(topics.clusterNodes());
                 startupStep = "reading nodes";
                 CompactedTail nodes = new CompactedTail(clients, "nodes", topics.clusterNodes(), liveness).start();
                 tails.add(nodes);
                 nodes.awaitCaughtUp(Duration.ofMinutes(5));
                 // Before this node changes a shared topic, takes its sessions back (its clients' Wills go out) or joins a group.
+                startupStep = "checking that no other cluster uses these Kafka topics";
+                foreign.checkBeforeJoining();
+                startupStep = "provisioning Kafka topics";
+                kafka.provisionFirst(List.of(
+                        new KafkaBackbone.TopicSpec(topics.downlinkBasic(node), downlinkPartitions, Map.of()),
+                        new KafkaBackbone.TopicSpec(topics.downlinkPersisted(node), downlinkPartitions, Map.of())));
                 startupStep = "checking that no other broker runs with node id " + node;
                 if (!duplicate.checkBeforeJoining(config.cluster().heartbeatInterval(), () -> draining)
                         || !duplicate.checkAfterOwnHeartbeat(this::claimNodeId, config.cluster().heartbeatInterval(),
@@ -213,6 +228,7 @@ public class BrokerApplication {
                 Runnable beat = () -> {
                     sendHeartbeat();
                     duplicate.report();
+                    foreign.report();
                     if (!sessionsRead) {
                         if (System.nanoTime() - claimedAt > START_LIMIT.toNanos() && gaveUp.compareAndSet(false, true)) {
                             String why = String.format("node %s is still %s %d minutes after it claimed its id: stopping, so that"
@@ -488,7 +504,7 @@ public class BrokerApplication {
         synchronized (heartbeatSends) {
             if (!left) {
                 NodeHeartbeat beat = messageLog.heartbeat(System.currentTimeMillis()).from(incarnation)
-                        .inPod(config.cluster().podUid().orElse(null));
+                        .inPod(config.cluster().podUid().orElse(null)).ofCluster(config.cluster().name().orElse(null));
                 sender.send(topics.clusterNodes(), config.nodeId().getBytes(StandardCharsets.UTF_8),
                         (sessionsRead ? beat : beat.whileStarting()).encode());
             }

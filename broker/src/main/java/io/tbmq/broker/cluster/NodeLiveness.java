@@ -25,6 +25,11 @@ import io.tbmq.broker.record.NodeHeartbeat;
  * <p>A node sends heartbeats marked starting from the moment it claims its id until it has read its
  * sessions: it counts as alive (its sessions are not adopted, and another process with its id hears
  * it), but it is not the caretaker, which it could not be before it knows the sessions.
+ *
+ * <p>A heartbeat names the sending node's cluster where clusters are named: one naming another cluster
+ * than this node's means two clusters were given the same Kafka topics ({@link #foreignNode}). Such a
+ * node still counts as alive, as it did before clusters were named: taking it for dead would publish
+ * the Wills of its clients and adopt its sessions.
  */
 public final class NodeLiveness implements TailHandler {
     private final String self;
@@ -55,6 +60,15 @@ public final class NodeLiveness implements TailHandler {
     private volatile boolean ownHeartbeatRead;
     private volatile NodeHeartbeat beforeOwnHeartbeat;
     private final java.util.concurrent.atomic.AtomicLong twinHeartbeats = new java.util.concurrent.atomic.AtomicLong();
+    /** This node's cluster (tbmq.cluster.name), or null where clusters are not named. */
+    private final String cluster;
+    /** The latest heartbeat of each node of another cluster, and when it was read ({@link System#nanoTime()}), or 0 while catching up. */
+    private final ConcurrentHashMap<String, Heard> foreign = new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicLong foreignHeartbeats = new java.util.concurrent.atomic.AtomicLong();
+
+    /** A node of another cluster, its latest heartbeat, and when this node read it (0: while catching up). */
+    public record Heard(String node, NodeHeartbeat heartbeat, long readAtNanos) {
+    }
 
     public NodeLiveness(String self, Duration timeout) {
         this(self, null, timeout);
@@ -74,7 +88,13 @@ public final class NodeLiveness implements TailHandler {
      *     what it adopted just before reaches this node meanwhile (one heartbeat interval)
      */
     public NodeLiveness(String self, String incarnation, Duration timeout, Duration handover) {
+        this(self, incarnation, timeout, handover, null);
+    }
+
+    /** @param cluster the name of this node's cluster (tbmq.cluster.name), or null where clusters are not named */
+    public NodeLiveness(String self, String incarnation, Duration timeout, Duration handover, String cluster) {
         this.self = self;
+        this.cluster = cluster;
         this.incarnation = incarnation;
         this.timeoutNanos = timeout.toNanos();
         this.timeoutMillis = timeout.toMillis();
@@ -94,8 +114,17 @@ public final class NodeLiveness implements TailHandler {
             lastHeard.remove(node);
             moving.remove(node);
             starting.remove(node);
+            foreign.remove(node);
         } else {
             NodeHeartbeat heartbeat = NodeHeartbeat.decode(value);
+            // Kept until it ages (foreignNode) or its node leaves: two clusters of one name in different namespaces
+            // send the same node ids, and one's heartbeats must not hide the other's.
+            if (cluster != null && heartbeat.cluster() != null && !cluster.equals(heartbeat.cluster())) {
+                foreign.put(node, new Heard(node, heartbeat, caughtUp ? System.nanoTime() : 0));
+                if (caughtUp) {
+                    foreignHeartbeats.incrementAndGet();
+                }
+            }
             if (node.equals(self) && incarnation != null && incarnation.equals(heartbeat.incarnation())) {
                 if (!ownHeartbeatRead) {
                     // The log's order decides between two processes: what came before this node's first heartbeat.
@@ -293,6 +322,23 @@ public final class NodeLiveness implements TailHandler {
             return java.util.Optional.empty();
         }
         return java.util.Optional.of(heard);
+    }
+
+    /**
+     * The node of another cluster heard most recently, if within one node timeout: read live, or read
+     * while catching up and sent within one by its writer's clock. Empty while none is.
+     */
+    public java.util.Optional<Heard> foreignNode(long nowMillis) {
+        long now = System.nanoTime();
+        return foreign.values().stream()
+                .filter(h -> h.readAtNanos() != 0 ? now - h.readAtNanos() < timeoutNanos
+                        : Math.abs(nowMillis - h.heartbeat().sentAtMillis()) < timeoutMillis)
+                .max(java.util.Comparator.comparingLong((Heard h) -> h.heartbeat().sentAtMillis()));
+    }
+
+    /** Heartbeats read from nodes of another cluster since this one caught up. */
+    public long foreignHeartbeats() {
+        return foreignHeartbeats.get();
     }
 
     /** Heartbeats with this node's id read from other processes since this one caught up. */

@@ -46,4 +46,12 @@ public interface ClusterConfig {
      * heartbeat to age. Unset outside Kubernetes.
      */
     java.util.Optional<String> podUid();
+
+    /**
+     * The name of the cluster this node belongs to (the operator sets namespace/name of the
+     * TbmqCluster). Heartbeats carry it, so a second cluster given the same Kafka topics is told
+     * apart: a node that hears a node of another cluster does not start, and a running one logs it.
+     * Unset: nothing is checked.
+     */
+    java.util.Optional<String> name();
 }

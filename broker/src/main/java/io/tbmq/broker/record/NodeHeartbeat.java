@@ -8,10 +8,12 @@ import java.nio.charset.StandardCharsets;
  * gained, from how many partitions to how many (a node that starts during such a move joins it),
  * which process sent it, so that two processes given one node id can tell each other apart, and
  * whether that process is still starting: alive (its sessions are not adopted), but not yet the
- * caretaker of dead nodes' sessions.
+ * caretaker of dead nodes' sessions, and which cluster the node belongs to, so that a second cluster
+ * given the same Kafka topics is told apart.
  *
  * <p>Text: {@code <millis>}, then {@code moving <from> <to>} during a move, then {@code incarnation <id>},
- * then {@code pod <uid>} under Kubernetes, then {@code phase starting} while the node starts. Brokers
+ * then {@code pod <uid>} under Kubernetes, then {@code phase starting} while the node starts, then
+ * {@code cluster <name>} where the cluster is named (the operator names it namespace/name). Brokers
  * of earlier versions wrote the millis and the move alone, read the move only from the second to
  * the fourth field, and skip fields they do not know, so both ways round a rolling upgrade works (an
  * earlier version takes a starting node for a running one, and one with the lowest id for the
@@ -24,17 +26,21 @@ import java.nio.charset.StandardCharsets;
  *     brokers of earlier versions
  * @param starting whether the sending process is still starting (it sends heartbeats from the moment it
  *     claims its node id, before it has read its sessions)
+ * @param cluster the name of the cluster the sending node belongs to (tbmq.cluster.name); null where it is
+ *     not named and from brokers of earlier versions
  */
-public record NodeHeartbeat(long sentAtMillis, int movingFrom, int movingTo, String incarnation, String pod, boolean starting) {
+public record NodeHeartbeat(long sentAtMillis, int movingFrom, int movingTo, String incarnation, String pod, boolean starting,
+        String cluster) {
     private static final String MOVING = "moving";
     private static final String INCARNATION = "incarnation";
     private static final String POD = "pod";
     private static final String PHASE = "phase";
     private static final String STARTING = "starting";
+    private static final String CLUSTER = "cluster";
     private static final java.util.regex.Pattern SPACES = java.util.regex.Pattern.compile(" +");
 
     public NodeHeartbeat(long sentAtMillis, int movingFrom, int movingTo) {
-        this(sentAtMillis, movingFrom, movingTo, null, null, false);
+        this(sentAtMillis, movingFrom, movingTo, null, null, false, null);
     }
 
     public static NodeHeartbeat idle(long sentAtMillis) {
@@ -43,17 +49,22 @@ public record NodeHeartbeat(long sentAtMillis, int movingFrom, int movingTo, Str
 
     /** This heartbeat as sent by the process {@code id} (letters and digits, no spaces). */
     public NodeHeartbeat from(String id) {
-        return new NodeHeartbeat(sentAtMillis, movingFrom, movingTo, id, pod, starting);
+        return new NodeHeartbeat(sentAtMillis, movingFrom, movingTo, id, pod, starting, cluster);
     }
 
     /** This heartbeat as sent from the Kubernetes pod {@code uid} (no spaces), or from no pod when null. */
     public NodeHeartbeat inPod(String uid) {
-        return new NodeHeartbeat(sentAtMillis, movingFrom, movingTo, incarnation, uid, starting);
+        return new NodeHeartbeat(sentAtMillis, movingFrom, movingTo, incarnation, uid, starting, cluster);
     }
 
     /** This heartbeat as sent by a process that is still starting. */
     public NodeHeartbeat whileStarting() {
-        return new NodeHeartbeat(sentAtMillis, movingFrom, movingTo, incarnation, pod, true);
+        return new NodeHeartbeat(sentAtMillis, movingFrom, movingTo, incarnation, pod, true, cluster);
+    }
+
+    /** This heartbeat as sent by a node of the cluster {@code name} (no spaces), or of an unnamed one when null. */
+    public NodeHeartbeat ofCluster(String name) {
+        return new NodeHeartbeat(sentAtMillis, movingFrom, movingTo, incarnation, pod, starting, name);
     }
 
     public boolean moving() {
@@ -74,6 +85,9 @@ public record NodeHeartbeat(long sentAtMillis, int movingFrom, int movingTo, Str
         if (starting) {
             text.append(' ').append(PHASE).append(' ').append(STARTING);
         }
+        if (cluster != null) {
+            text.append(' ').append(CLUSTER).append(' ').append(cluster);
+        }
         return text.toString().getBytes(StandardCharsets.UTF_8);
     }
 
@@ -86,6 +100,7 @@ public record NodeHeartbeat(long sentAtMillis, int movingFrom, int movingTo, Str
         String incarnation = null;
         String pod = null;
         boolean starting = false;
+        String cluster = null;
         try {
             sentAt = Long.parseLong(parts[0]);
         } catch (NumberFormatException e) {
@@ -108,9 +123,11 @@ public record NodeHeartbeat(long sentAtMillis, int movingFrom, int movingTo, Str
                 pod = parts[++i];
             } else if (parts[i].equals(PHASE)) {
                 starting = parts[++i].equals(STARTING);
+            } else if (parts[i].equals(CLUSTER)) {
+                cluster = parts[++i];
             }
         }
-        NodeHeartbeat heartbeat = new NodeHeartbeat(sentAt, from, to, incarnation, pod, starting);
-        return heartbeat.moving() ? heartbeat : new NodeHeartbeat(sentAt, 0, 0, incarnation, pod, starting);
+        NodeHeartbeat heartbeat = new NodeHeartbeat(sentAt, from, to, incarnation, pod, starting, cluster);
+        return heartbeat.moving() ? heartbeat : new NodeHeartbeat(sentAt, 0, 0, incarnation, pod, starting, cluster);
     }
 }

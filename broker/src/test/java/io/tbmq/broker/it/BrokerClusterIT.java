@@ -251,7 +251,8 @@ class BrokerClusterIT {
         Awaitility.await().atMost(10, TimeUnit.SECONDS).untilAsserted(() -> {
             List<String> heartbeats = heartbeatsOf("node-e");
             assertThat(heartbeats).as("node-e's heartbeats").isNotEmpty();
-            assertThat(heartbeats.getFirst()).as("the first of %s", heartbeats).endsWith(" phase starting");
+            assertThat(heartbeats.getFirst()).as("the first of %s", heartbeats).contains(" phase starting")
+                    .endsWith(" cluster " + ItStack.CLUSTER);
             assertThat(heartbeats.getLast()).as("the last of %s, once node-e started", heartbeats).doesNotContain("phase");
         });
 

@@ -108,6 +108,9 @@ public final class ItStack implements AutoCloseable {
         return stack.startBroker(node);
     }
 
+    /** The cluster every broker of these stacks names in its heartbeats, as the operator names a TbmqCluster's. */
+    public static final String CLUSTER = "it/tbmq";
+
     private Map<String, String> defaults() {
         Map<String, String> c = new LinkedHashMap<>();
         c.put("tbmq.security.credentials-file", writeCredentials().toString());
@@ -124,6 +127,7 @@ public final class ItStack implements AutoCloseable {
         c.put("tbmq.kafka.delivery-timeout", "4s");
         c.put("tbmq.mqtt.max-session-expiry-interval", "3600");
         c.put("io.netty.leakDetection.level", "paranoid");
+        c.put("tbmq.cluster.name", CLUSTER);
         return c;
     }
 

@@ -39,7 +39,8 @@ import io.tbmq.localstack.BrokerNode;
 import io.tbmq.localstack.ManagedProcess;
 
 /**
- * Health, metrics, a fenced Kafka consumer, a second broker given the node's id, a Kafka outage,
+ * Health, metrics, a fenced Kafka consumer, a second broker given the node's id, a broker of another
+ * cluster given the same Kafka topics, a Kafka outage,
  * graceful shutdown and the termination message of a failed start, on a stack of its own (this test
  * stops Kafka and the broker).
  */
@@ -250,6 +251,53 @@ class OperationsIT {
 
     @Test
     @Order(5)
+    void aBrokerOfAnotherClusterOnTheSameKafkaTopicsRefusesToStartAndARunningOneReportsIt() throws Exception {
+        Path terminationLog = Files.createDirectories(it.dir().resolve("other-cluster")).resolve("termination-log");
+        Files.writeString(terminationLog, "");
+
+        // Another TbmqCluster's broker given this cluster's Kafka and no topic prefix of its own.
+        assertThatThrownBy(() -> it.startBroker("other-broker-0", "other-cluster", java.util.Map.of("tbmq.cluster.name", "it/other",
+                "tbmq.termination-message-path", terminationLog.toString()))).hasMessageContaining("exited during start");
+
+        assertThat(Files.readString(terminationLog)).as("the termination message Kubernetes shows").contains(
+                "failed to start while checking that no other cluster uses these Kafka topics",
+                "node " + broker.nodeId() + " of cluster " + ItStack.CLUSTER + " sent a heartbeat to tbmq.cluster.nodes",
+                "Kafka topics of this cluster (it/other), so this node does not start", "tbmq.kafka.topic-prefix");
+        assertThat(broker.status("/q/health/live")).isEqualTo(200);
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, it.stack().kafka().bootstrapServers());
+        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(p)) {
+            assertThat(admin.listTopics().names().get()).as("topics the refused broker left on the other cluster's Kafka")
+                    .noneMatch(t -> t.endsWith(".other-broker-0"));
+            // The running broker prepares to send to every live node's downlink topics.
+            admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic("tbmq.msg.downlink.basic.other-broker-1", 1, (short) 1),
+                    new org.apache.kafka.clients.admin.NewTopic("tbmq.msg.downlink.persisted.other-broker-1", 1, (short) 1))).all().get();
+        }
+
+        // One that got past the check (the two started together) is heard, counted and logged by the running one.
+        assertThat(foreignHeartbeats(broker.get("/q/metrics"))).as("exported at 0 for the alert").isZero();
+        try (KafkaProducer<byte[], byte[]> other = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+            byte[] node = "other-broker-1".getBytes(StandardCharsets.UTF_8);
+            other.send(new ProducerRecord<>("tbmq.cluster.nodes", node, (System.currentTimeMillis() + " incarnation 5eed cluster it/other")
+                    .getBytes(StandardCharsets.UTF_8))).get();
+            Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                assertThat(foreignHeartbeats(broker.get("/q/metrics"))).isEqualTo(1);
+                assertThat(Files.readString(broker.log())).contains("node other-broker-1 of cluster it/other sent a heartbeat",
+                        "Kafka topics of this cluster (" + ItStack.CLUSTER + "), beside this one");
+            });
+            other.send(new ProducerRecord<>("tbmq.cluster.nodes", node, null)).get(); // it left
+        }
+        assertThat(broker.status("/q/health/live")).isEqualTo(200);
+        assertThat(broker.status("/q/health/ready")).isEqualTo(200);
+    }
+
+    private static long foreignHeartbeats(String metrics) {
+        return metrics.lines().filter(l -> l.startsWith("tbmq_cluster_foreign_heartbeats_total"))
+                .mapToLong(OperationsIT::sampleValue).findFirst().orElseThrow();
+    }
+
+    @Test
+    @Order(6)
     void kafkaOutageMakesTheNodeUnreadyAndPublishersGetAReasonCodeThenItRecovers() {
         ManagedProcess kafka = it.stack().kafka().process();
         Mqtt5BlockingClient c = Clients.alice5(broker, "ops-outage");
@@ -272,7 +320,7 @@ class OperationsIT {
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     void gracefulShutdownTellsV5ClientsServerShuttingDown() throws Exception {
         CompletableFuture<Throwable> cause = new CompletableFuture<>();
         Mqtt5BlockingClient c = Clients.v5(broker, "ops-shutdown").addDisconnectedListener(ctx -> cause.complete(ctx.getCause()))
@@ -289,7 +337,7 @@ class OperationsIT {
     }
 
     @Test
-    @Order(7)
+    @Order(8)
     void aBrokerWhoseConfigurationIsInvalidWritesWhichKeyAsItsTerminationMessage() throws Exception {
         Path terminationLog = Files.createDirectories(it.dir().resolve("misconfigured")).resolve("termination-log");
         Files.writeString(terminationLog, "");

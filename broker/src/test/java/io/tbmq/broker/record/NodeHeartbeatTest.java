@@ -80,4 +80,19 @@ class NodeHeartbeatTest {
         assertThat(NodeHeartbeat.idle(12).from("a1b2").inPod(null).encode()).isEqualTo("12 incarnation a1b2".getBytes(StandardCharsets.UTF_8));
         assertThat(decode("12 incarnation a1b2").pod()).as("outside Kubernetes, or an earlier version's").isNull();
     }
+
+    @Test
+    void aNamedClusterIsNamedLastWhereEarlierVersionsSkipIt() {
+        NodeHeartbeat named = new NodeHeartbeat(12, 2, 4).from("a1b2").inPod("9f1c-77").whileStarting().ofCluster("plant-7/tbmq");
+        assertThat(new String(named.encode(), StandardCharsets.UTF_8))
+                .isEqualTo("12 moving 2 4 incarnation a1b2 pod 9f1c-77 phase starting cluster plant-7/tbmq");
+        assertThat(NodeHeartbeat.decode(named.encode())).isEqualTo(named);
+        assertThat(named.cluster()).isEqualTo("plant-7/tbmq");
+        // The fields before it read as they did without it.
+        assertThat(decode("12 moving 2 4 incarnation a1b2 pod 9f1c-77 phase starting cluster plant-7/tbmq").ofCluster(null))
+                .isEqualTo(new NodeHeartbeat(12, 2, 4).from("a1b2").inPod("9f1c-77").whileStarting());
+        assertThat(NodeHeartbeat.idle(12).from("a1b2").ofCluster(null).encode()).isEqualTo("12 incarnation a1b2".getBytes(StandardCharsets.UTF_8));
+        assertThat(decode("12 incarnation a1b2").cluster()).as("unnamed, or an earlier version's").isNull();
+        assertThat(decode("12 incarnation a1b2 cluster").cluster()).isNull();
+    }
 }

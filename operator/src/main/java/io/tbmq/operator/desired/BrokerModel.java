@@ -151,6 +151,8 @@ public final class BrokerModel {
         // A container restarted in its pod after a crash starts without waiting for its predecessor's heartbeat to age.
         env.add(new EnvVarBuilder().withName("TBMQ_CLUSTER_POD_UID").withNewValueFrom().withNewFieldRef()
                 .withFieldPath("metadata.uid").endFieldRef().endValueFrom().build());
+        // A second TbmqCluster given the same Kafka topics (an external Kafka, no topic prefix) is told apart by it.
+        env.add(new EnvVarBuilder().withName("TBMQ_CLUSTER_NAME").withValue(names.namespace() + "/" + cluster).build());
         var resources = broker.getResources() != null ? withMemoryLimit(broker.getResources())
                 : Resources.requests(plan.brokerCpuMillis().value() + "m", plan.brokerMemoryMib().value() + "Mi");
         // -Xmx wins over the image's -XX:MaxRAMPercentage, whatever their order.

@@ -218,6 +218,17 @@ class DesiredObjectsTest {
     }
 
     @Test
+    void eachBrokerNamesItsClusterSoThatAnotherClusterOnTheSameKafkaTopicsIsToldApart() {
+        TbmqCluster c = Samples.load("tbmq-p2p-200k.yaml", "iot");
+        Names names = new Names(c.getMetadata().getName(), "iot");
+        Plan plan = SizingModel.plan(c.getSpec());
+        var config = BrokerModel.config(c, names, BrokerSettings.properties(c, plan, names));
+        var env = BrokerModel.statefulSet(c, names, plan, config, "1").getSpec().getTemplate().getSpec().getContainers().get(0).getEnv();
+        assertThat(env).filteredOn(e -> e.getName().equals("TBMQ_CLUSTER_NAME")).singleElement()
+                .satisfies(e -> assertThat(e.getValue()).isEqualTo("iot/" + c.getMetadata().getName()));
+    }
+
+    @Test
     void aStorageBlockWithoutASizeGetsTheDefaultSize() {
         TbmqCluster c = Samples.load("tbmq-p2p-200k.yaml", "iot");
         // As a user writes it: {"redis": {"storage": {"deleteClaim": true}}}, no size.
