@@ -99,6 +99,7 @@ public final class SpecValidator {
         }
         resources("spec.broker.resources", broker.getResources(), errors);
         listeners(broker, errors);
+        BrokerConfigCheck.check(broker.getConfig(), errors);
     }
 
     private static void listeners(BrokerSpec broker, List<FieldError> errors) {

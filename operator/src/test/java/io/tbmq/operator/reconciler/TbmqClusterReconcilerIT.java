@@ -135,6 +135,34 @@ class TbmqClusterReconcilerIT {
     }
 
     @Test
+    void aBrokerSettingTheBrokersCannotReadIsRefusedBeforeAnyBrokerRolls() {
+        TbmqCluster c = create("tbmq-p2p-200k.yaml");
+        reconciler.reconcile(c, client);
+        String brokersVersion = client.apps().statefulSets().inNamespace(NS).withName("p2p-200k-broker").get().getMetadata()
+                .getResourceVersion();
+
+        c.getMetadata().setGeneration(2L);
+        c.getSpec().getBroker().getConfig().put("tbmq.mqtt.max-packet-size", "lots");
+        c.getSpec().getBroker().getConfig().put("tbmq.mqt.max-keep-alive", "60");
+        reconciler.reconcile(c, client);
+        Condition degraded = condition(c, Conditions.DEGRADED);
+        assertThat(degraded.getStatus()).isEqualTo("True");
+        assertThat(degraded.getReason()).isEqualTo("InvalidSpec");
+        assertThat(degraded.getMessage()).contains("spec.broker.config[tbmq.mqtt.max-packet-size]: must be a whole number, not 'lots'",
+                "spec.broker.config[tbmq.mqt.max-keep-alive]: is not a setting");
+        assertThat(client.apps().statefulSets().inNamespace(NS).withName("p2p-200k-broker").get().getMetadata().getResourceVersion())
+                .as("no broker pod rolls into a crash loop").isEqualTo(brokersVersion);
+
+        c.getMetadata().setGeneration(3L);
+        c.getSpec().getBroker().getConfig().put("tbmq.mqtt.max-packet-size", "65536");
+        c.getSpec().getBroker().getConfig().remove("tbmq.mqt.max-keep-alive");
+        reconciler.reconcile(c, client);
+        assertThat(condition(c, Conditions.DEGRADED).getStatus()).isEqualTo("False");
+        assertThat(client.configMaps().inNamespace(NS).withName("p2p-200k-broker-config").get().getData())
+                .containsEntry("TBMQ_MQTT_MAX_PACKET_SIZE", "65536");
+    }
+
+    @Test
     void aMissingSecretIsDegradedNamingTheFieldAndNothingIsCreated() {
         TbmqCluster c = create("tbmq-tls.yaml");
         reconciler.reconcile(c, client);
