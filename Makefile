@@ -61,7 +61,7 @@ bench-operator: build ## the operator with 1 and 20 TbmqClusters on the e2e cont
 	@$(ENV) $(MVN) -pl e2e verify -Dit.test=OperatorBench -Dsurefire.failIfNoSpecifiedTests=false
 
 manifests: ## regenerate crds/, config/install/, bundle/ and the operator's catalog of broker settings from the code (a test fails when they drift)
-	@$(ENV) $(MVN) -q -pl broker test -Dtest=SettingsCatalogTest -Dsurefire.failIfNoSpecifiedTests=false -Dtbmq.update-manifests=true
+	@$(ENV) $(MVN) -q -pl broker -am test -Dtest=SettingsCatalogTest -Dsurefire.failIfNoSpecifiedTests=false -Dtbmq.update-manifests=true
 	@$(ENV) $(MVN) -q -pl operator -am install -DskipTests
 	@$(ENV) $(MVN) -pl operator verify -Dtest=None -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=ManifestsIT \
 		-Dtbmq.update-manifests=true

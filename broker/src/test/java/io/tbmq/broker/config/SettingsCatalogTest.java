@@ -30,14 +30,15 @@ class SettingsCatalogTest {
     void theOperatorsCatalogOfBrokerSettingsIsTheBrokersConfiguration() throws IOException {
         Map<String, String> settings = new TreeMap<>();
         collect(BrokerConfig.class, "tbmq", settings);
-        String expected = "# key\ttype: made from the broker's configuration by SettingsCatalogTest (make manifests), read by the operator\n"
+        String expected = "# key\ttype (? where an empty value means none): made from the broker's configuration by SettingsCatalogTest (make manifests), read by the operator\n"
                 + settings.entrySet().stream().map(e -> e.getKey() + "\t" + e.getValue() + "\n").collect(Collectors.joining());
         if (Boolean.getBoolean("tbmq.update-manifests")) {
             Files.createDirectories(CATALOG.getParent());
             Files.writeString(CATALOG, expected);
         }
         assertThat(settings).containsEntry("tbmq.mqtt.max-packet-size", "int").containsEntry("tbmq.cluster.node-timeout", "duration")
-                .containsEntry("tbmq.listeners.<l>.client-auth", "enum:NONE|OPTIONAL|REQUIRE").containsKey("tbmq.kafka.properties.*");
+                .containsEntry("tbmq.listeners.<l>.client-auth", "enum:NONE|OPTIONAL|REQUIRE").containsEntry("tbmq.kafka.properties.*", "text?")
+                .containsEntry("tbmq.kafka.topic-prefix", "text?");
         assertThat(Files.exists(CATALOG) ? Files.readString(CATALOG) : "").as(CATALOG + " (make manifests writes it)")
                 .isEqualTo(expected);
     }
@@ -47,6 +48,12 @@ class SettingsCatalogTest {
             if (m.isDefault() || m.isSynthetic() || java.lang.reflect.Modifier.isStatic(m.getModifiers())) {
                 continue;
             }
+            // Keys this walk would name wrongly: renamed, flattened, or groups it would take for one value.
+            assertThat(m.isAnnotationPresent(io.smallrye.config.WithName.class) || m.isAnnotationPresent(io.smallrye.config.WithParentName.class))
+                    .as("%s: the catalog does not follow @WithName or @WithParentName yet", m).isFalse();
+            assertThat(m.getGenericReturnType() instanceof ParameterizedType p
+                    && p.getActualTypeArguments()[0] instanceof Class<?> c && c.isInterface() && c.getPackage() == BrokerConfig.class.getPackage())
+                    .as("%s: the catalog does not follow optional or repeated groups yet", m).isFalse();
             String key = prefix + "." + kebab(m.getName());
             Class<?> returned = m.getReturnType();
             if (returned == ListenersConfig.Listener.class) {
@@ -54,11 +61,17 @@ class SettingsCatalogTest {
             } else if (returned.isInterface() && returned.getPackage() == BrokerConfig.class.getPackage()) {
                 collect(returned, key, out);
             } else if (Map.class.isAssignableFrom(returned)) {
-                out.put(key + ".*", "text");
+                out.put(key + ".*", "text?");
             } else {
-                out.put(key, typeOf(m.getGenericReturnType()));
+                out.put(key, typeOf(m.getGenericReturnType()) + (optional(m.getGenericReturnType()) ? "?" : ""));
             }
         }
+    }
+
+    /** Whether the broker takes an empty value for none; a required key with one stops its start (SRCFG00040). */
+    private static boolean optional(Type type) {
+        return type == java.util.OptionalInt.class || type == java.util.OptionalLong.class
+                || type instanceof ParameterizedType p && p.getRawType() == java.util.Optional.class;
     }
 
     /** What the operator checks a value against; "text" for anything the broker takes as it comes. */

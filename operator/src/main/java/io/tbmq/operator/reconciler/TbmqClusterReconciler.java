@@ -92,8 +92,10 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
 
     /** Conditions a component reports while they hold ({@link ComponentStatus.Notice}), removed when they stop. */
     static final Set<String> NOTICES = Set.of(StrimziReadiness.REBALANCING, KafkaProvisioner.SCALING_REFUSED,
-            KafkaProvisioner.UNUSED, RedisProvisioner.UNUSED, RedisProvisioner.PASSWORD_CHANGING, "BrokersUnderProvisioned", io.tbmq.operator.provision.RedisStorage.NOT_EXPANDED);
+            KafkaProvisioner.UNUSED, RedisProvisioner.UNUSED, RedisProvisioner.PASSWORD_CHANGING, "BrokersUnderProvisioned", io.tbmq.operator.provision.RedisStorage.NOT_EXPANDED, "UnknownBrokerSettings");
     public static final String UNDER_PROVISIONED = "BrokersUnderProvisioned";
+    /** spec.broker.config keys the brokers do not have: they would ignore them (reported, not refused). */
+    public static final String UNKNOWN_SETTINGS = "UnknownBrokerSettings";
 
     /** The operator's settings the reconcile uses. */
     public record Settings(boolean serverSideApply, Duration strimziStatusTimeout, String brokerImage, String redisImage) {
@@ -283,6 +285,13 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
                         + " brokers of " + plan.brokerCpuMillis().value() + "m CPU carry about " + plan.brokerCapacity()
                         + " msg/s at the TBMQ paper's 12,500 msg/s per vCPU, below the " + load
                         + " msg/s asked for: raise spec.broker.resources.requests.cpu or spec.overrides.brokers"));
+        List<String> unknown = io.tbmq.operator.validation.BrokerConfigCheck.unknown(resource.getSpec().getBroker().getConfig());
+        if (!unknown.isEmpty()) {
+            brokerStatus = brokerStatus.with(new ComponentStatus.Notice(UNKNOWN_SETTINGS, "NotBrokerSettings", "spec.broker.config: "
+                    + String.join(", ", unknown) + (unknown.size() == 1 ? " is not a setting" : " are not settings")
+                    + " of this operator's broker version (docs/configuration.md lists them); the brokers ignore "
+                    + (unknown.size() == 1 ? "it" : "them")));
+        }
         if (announcedBrokers > 0 && announcedBrokers != plan.brokers().value()) {
             events.normal(resource, "ScalingBrokers", "brokers " + announcedBrokers + " -> " + plan.brokers().value() + " ("
                     + plan.brokers().rule() + ")");

@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -14,58 +15,74 @@ import java.util.regex.Pattern;
 
 /**
  * Checks spec.broker.config against the broker's own settings (broker-settings.tsv, made from the
- * broker's configuration by its SettingsCatalogTest). Without it a misspelt key reaches the brokers
- * as an environment variable they ignore, and a value they cannot convert rolls the first broker pod
- * into a crash loop. Only {@code tbmq.*} keys are checked; Quarkus' own ({@code quarkus.*}) go through
- * as they are. A check may accept what the broker refuses, never the other way round.
+ * broker's configuration by its SettingsCatalogTest). A value the broker cannot convert would roll the
+ * first broker pod into a crash loop: it is refused ({@link #check}). A key the broker does not have
+ * would be ignored by the brokers: it is reported, never refused ({@link #unknown}), since a cluster
+ * running with one works, and a pinned broker image may be of another version than the catalog.
+ * <p>
+ * Keys are compared in the form the brokers receive them, as environment variables
+ * (tbmq.mqtt.max_packet_size reaches them as TBMQ_MQTT_MAX_PACKET_SIZE too). Only {@code tbmq.*} keys
+ * are checked. A check may accept what the broker refuses, never the other way round.
  */
 public final class BrokerConfigCheck {
     static final String CATALOG = "broker-settings.tsv";
     /** The listener names in keys such as tbmq.listeners.tcp.port (the catalog writes them {@code <l>}). */
-    private static final String LISTENERS = "(tcp|tls|ws|wss)";
+    private static final String LISTENERS = "(TCP|TLS|WS|WSS)";
     private static final Pattern SECONDS = Pattern.compile("[-+]?\\d+");
-    private static final Pattern WITH_SUFFIX = Pattern.compile("([-+]?\\d+)(ms|d)");
+    private static final Pattern WITH_SUFFIX = Pattern.compile("[-+]?\\d+(ms|d)", Pattern.CASE_INSENSITIVE);
     private static final Map<Pattern, String> SETTINGS = load();
 
     private BrokerConfigCheck() {
     }
 
+    /** Values of known keys the broker could not read, as errors. */
     public static void check(Map<String, String> config, List<FieldError> errors) {
         if (config == null) {
             return;
         }
         new TreeMap<>(config).forEach((key, value) -> {
-            if (key == null || !key.startsWith("tbmq.")) {
-                return;
-            }
-            String field = "spec.broker.config[" + key + "]";
-            String type = typeOf(key);
+            String type = key == null || !key.startsWith("tbmq.") ? null : typeOf(key);
             if (type == null) {
-                errors.add(new FieldError(field, "is not a setting of this broker version (docs/configuration.md lists them);"
-                        + " the brokers would ignore it"));
                 return;
             }
-            String problem = problem(type, value == null ? "" : value.strip());
+            String v = value == null ? "" : value.strip();
+            if (v.contains("${")) {
+                return; // an expression the broker expands at start
+            }
+            String problem = v.isEmpty() ? (type.endsWith("?") ? null : "must not be empty (leave the key out for the broker's default)")
+                    : problem(type.endsWith("?") ? type.substring(0, type.length() - 1) : type, v);
             if (problem != null) {
-                errors.add(new FieldError(field, problem + ", not '" + value + "'"));
+                errors.add(new FieldError("spec.broker.config[" + key + "]", problem + (v.isEmpty() ? "" : ", not '" + value + "'")));
             }
         });
     }
 
+    /** {@code tbmq.*} keys that are not settings of the broker version this operator was built with. */
+    public static List<String> unknown(Map<String, String> config) {
+        List<String> out = new ArrayList<>();
+        if (config != null) {
+            new TreeMap<>(config).keySet().stream().filter(k -> k != null && k.startsWith("tbmq.") && typeOf(k) == null).forEach(out::add);
+        }
+        return out;
+    }
+
     static String typeOf(String key) {
+        String env = envName(key);
         for (Map.Entry<Pattern, String> e : SETTINGS.entrySet()) {
-            if (e.getKey().matcher(key).matches()) {
+            if (e.getKey().matcher(env).matches()) {
                 return e.getValue();
             }
         }
         return null;
     }
 
-    /** What is wrong with {@code value} as a {@code type}, or null. */
+    /** As the operator names a setting's environment variable (BrokerSettings.envName). */
+    private static String envName(String key) {
+        return key.replaceAll("[^A-Za-z0-9]", "_").toUpperCase(Locale.ROOT);
+    }
+
+    /** What is wrong with a non-empty {@code value} as a {@code type}, or null. */
     static String problem(String type, String value) {
-        if (value.isEmpty()) {
-            return null; // the broker takes an empty value for none: its default
-        }
         switch (type) {
             case "int":
                 return fits(value, Integer.MIN_VALUE, Integer.MAX_VALUE) ? null : "must be a whole number";
@@ -122,8 +139,13 @@ public final class BrokerConfigCheck {
                 }
                 String[] parts = line.split("\t");
                 String key = parts[0];
-                String regex = key.endsWith(".*") ? Pattern.quote(key.substring(0, key.length() - 1)) + ".+" : Pattern.quote(key);
-                out.put(Pattern.compile(regex.replace("<l>", "\\E" + LISTENERS + "\\Q")), parts[1]);
+                boolean map = key.endsWith(".*");
+                String[] pieces = (map ? key.substring(0, key.length() - 1) : key).split("<l>", -1);
+                List<String> quoted = new ArrayList<>();
+                for (String piece : pieces) {
+                    quoted.add(Pattern.quote(envName(piece)));
+                }
+                out.put(Pattern.compile(String.join(LISTENERS, quoted) + (map ? ".+" : "")), parts[1]);
             }
             return out;
         } catch (IOException e) {
