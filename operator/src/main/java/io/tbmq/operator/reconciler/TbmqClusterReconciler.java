@@ -90,12 +90,13 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
     static final Set<String> REDIS_SETTLING = Set.of("Joining", "Converging", "Rebalancing", "Rolling");
     public static final String PARTITIONS_KEPT = "PartitionsKept";
 
-    /** Conditions a component reports while they hold ({@link ComponentStatus.Notice}), removed when they stop. */
-    static final Set<String> NOTICES = Set.of(StrimziReadiness.REBALANCING, KafkaProvisioner.SCALING_REFUSED,
-            KafkaProvisioner.UNUSED, RedisProvisioner.UNUSED, RedisProvisioner.PASSWORD_CHANGING, "BrokersUnderProvisioned", io.tbmq.operator.provision.RedisStorage.NOT_EXPANDED, "UnknownBrokerSettings");
     public static final String UNDER_PROVISIONED = "BrokersUnderProvisioned";
     /** spec.broker.config keys the brokers do not have: they would ignore them (reported, not refused). */
     public static final String UNKNOWN_SETTINGS = "UnknownBrokerSettings";
+    /** Conditions a component reports while they hold ({@link ComponentStatus.Notice}), removed when they stop. */
+    static final Set<String> NOTICES = Set.of(StrimziReadiness.REBALANCING, KafkaProvisioner.SCALING_REFUSED,
+            KafkaProvisioner.UNUSED, RedisProvisioner.UNUSED, RedisProvisioner.PASSWORD_CHANGING, UNDER_PROVISIONED,
+            io.tbmq.operator.provision.RedisStorage.NOT_EXPANDED, UNKNOWN_SETTINGS);
 
     /** The operator's settings the reconcile uses. */
     public record Settings(boolean serverSideApply, Duration strimziStatusTimeout, String brokerImage, String redisImage) {

@@ -13,6 +13,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
 
+import io.tbmq.operator.desired.BrokerSettings;
+
 /**
  * Checks spec.broker.config against the broker's own settings (broker-settings.tsv, made from the
  * broker's configuration by its SettingsCatalogTest). A value the broker cannot convert would roll the
@@ -30,6 +32,7 @@ public final class BrokerConfigCheck {
     private static final String LISTENERS = "(TCP|TLS|WS|WSS)";
     private static final Pattern SECONDS = Pattern.compile("[-+]?\\d+");
     private static final Pattern WITH_SUFFIX = Pattern.compile("[-+]?\\d+(ms|d)", Pattern.CASE_INSENSITIVE);
+    private static final String TEXT = "text";
     private static final Map<Pattern, String> SETTINGS = load();
 
     private BrokerConfigCheck() {
@@ -40,21 +43,46 @@ public final class BrokerConfigCheck {
         if (config == null) {
             return;
         }
-        new TreeMap<>(config).forEach((key, value) -> {
-            String type = key == null || !key.startsWith("tbmq.") ? null : typeOf(key);
+        received(config).forEach((key, value) -> {
+            String type = typeOf(key);
             if (type == null) {
                 return;
             }
-            String v = value == null ? "" : value.strip();
+            boolean optional = type.endsWith("?");
+            String base = optional ? type.substring(0, type.length() - 1) : type;
+            // SmallRye trims numbers, durations, enums and booleans before converting them, never text.
+            String v = value == null ? "" : TEXT.equals(base) ? value : value.strip();
             if (v.contains("${")) {
                 return; // an expression the broker expands at start
             }
-            String problem = v.isEmpty() ? (type.endsWith("?") ? null : "must not be empty (leave the key out for the broker's default)")
-                    : problem(type.endsWith("?") ? type.substring(0, type.length() - 1) : type, v);
+            String problem = v.isEmpty() ? (optional ? null : "must not be empty (leave the key out for the broker's default)")
+                    : problem(base, v);
             if (problem != null) {
                 errors.add(new FieldError("spec.broker.config[" + key + "]", problem + (v.isEmpty() ? "" : ", not '" + value + "'")));
             }
         });
+    }
+
+    /**
+     * The {@code tbmq.*} entries whose values reach the brokers. Spellings of one key share an environment
+     * variable, which gets the value of the last of them (BrokerSettings.environment); a live setting in its
+     * own spelling reaches them through the live settings file as well.
+     */
+    private static Map<String, String> received(Map<String, String> config) {
+        Map<String, String> byVariable = new TreeMap<>();
+        Map<String, String> out = new TreeMap<>();
+        new TreeMap<>(config).forEach((key, value) -> {
+            if (key == null || !key.startsWith("tbmq.")) {
+                return;
+            }
+            if (BrokerSettings.isLive(key)) {
+                out.put(key, value);
+            } else {
+                byVariable.put(envName(key), key);
+            }
+        });
+        byVariable.values().forEach(key -> out.put(key, config.get(key)));
+        return out;
     }
 
     /** {@code tbmq.*} keys that are not settings of the broker version this operator was built with. */

@@ -6,8 +6,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 import org.junit.jupiter.api.Test;
+
+import io.tbmq.operator.desired.BrokerSettings;
 
 class BrokerConfigCheckTest {
 
@@ -73,5 +76,48 @@ class BrokerConfigCheckTest {
         assertThat(check(config)).as("a cluster running with one works").isEmpty();
         assertThat(BrokerConfigCheck.unknown(config)).containsExactly("tbmq.kafka.properties", "tbmq.listeners.mqtts.port",
                 "tbmq.mqt.max-keep-alive");
+    }
+
+    @Test
+    void whitespaceIsTextToTheBrokerAndNothingToANumber() {
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("tbmq.mqtt.response-information", " ");
+        config.put("tbmq.kafka.producer-acks", " all ");
+        config.put("tbmq.mqtt.max-packet-size", " 65536 ");
+        config.put("tbmq.cluster.node-timeout", " 15s");
+        config.put("tbmq.listeners.tls.client-auth", "require ");
+        assertThat(check(config)).as("SmallRye keeps text as it is and trims the rest").isEmpty();
+
+        config.put("tbmq.mqtt.max-keep-alive", "  ");
+        config.put("tbmq.security.allow-anonymous", " ");
+        assertThat(check(config)).extracting(FieldError::toString).containsExactly(
+                "spec.broker.config[tbmq.mqtt.max-keep-alive]: must not be empty (leave the key out for the broker's default)",
+                "spec.broker.config[tbmq.security.allow-anonymous]: must not be empty (leave the key out for the broker's default)");
+    }
+
+    @Test
+    void ofTwoSpellingsOfOneKeyOnlyTheValueTheBrokersReceiveIsChecked() {
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("tbmq.mqtt.max-packet-size", "lots");
+        config.put("tbmq.mqtt.max_packet_size", "100");
+        assertThat(BrokerSettings.environment(new TreeMap<>(config))).containsEntry("TBMQ_MQTT_MAX_PACKET_SIZE", "100");
+        assertThat(check(config)).isEmpty();
+
+        config.put("tbmq.mqtt.max-packet-size", "100");
+        config.put("tbmq.mqtt.max_packet_size", "lots");
+        assertThat(BrokerSettings.environment(new TreeMap<>(config))).containsEntry("TBMQ_MQTT_MAX_PACKET_SIZE", "lots");
+        assertThat(check(config)).extracting(FieldError::toString)
+                .containsExactly("spec.broker.config[tbmq.mqtt.max_packet_size]: must be a whole number, not 'lots'");
+    }
+
+    @Test
+    void aLiveSettingInItsOwnSpellingIsCheckedBesideAnotherSpelling() {
+        // tbmq.redis.lettuce-batch-size reaches running brokers through the live settings file, the other
+        // spelling through the environment: the brokers read both.
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("tbmq.redis.lettuce-batch-size", "many");
+        config.put("tbmq.redis.lettuce_batch_size", "100");
+        assertThat(check(config)).extracting(FieldError::toString)
+                .containsExactly("spec.broker.config[tbmq.redis.lettuce-batch-size]: must be a whole number, not 'many'");
     }
 }
