@@ -23,8 +23,8 @@ import io.tbmq.operator.desired.BrokerSettings;
  * running with one works, and a pinned broker image may be of another version than the catalog.
  * <p>
  * Keys are compared in the form the brokers receive them, as environment variables
- * (tbmq.mqtt.max_packet_size reaches them as TBMQ_MQTT_MAX_PACKET_SIZE too). Only {@code tbmq.*} keys
- * are checked. A check may accept what the broker refuses, never the other way round.
+ * (tbmq.mqtt.max_packet_size reaches them as TBMQ_MQTT_MAX_PACKET_SIZE too). Only keys of that variable's
+ * {@code TBMQ_} namespace are checked; Quarkus' own (quarkus.*) are not. A check may accept what the broker refuses, never the other way round.
  */
 public final class BrokerConfigCheck {
     static final String CATALOG = "broker-settings.tsv";
@@ -64,7 +64,7 @@ public final class BrokerConfigCheck {
     }
 
     /**
-     * The {@code tbmq.*} entries whose values reach the brokers. Spellings of one key share an environment
+     * The entries of the {@code TBMQ_} namespace whose values reach the brokers. Spellings of one key share an environment
      * variable, which gets the value of the last of them (BrokerSettings.environment); a live setting in its
      * own spelling reaches them through the live settings file as well.
      */
@@ -72,7 +72,7 @@ public final class BrokerConfigCheck {
         Map<String, String> byVariable = new TreeMap<>();
         Map<String, String> out = new TreeMap<>();
         new TreeMap<>(config).forEach((key, value) -> {
-            if (key == null || !key.startsWith("tbmq.")) {
+            if (!isBrokerSetting(key)) {
                 return;
             }
             if (BrokerSettings.isLive(key)) {
@@ -85,13 +85,18 @@ public final class BrokerConfigCheck {
         return out;
     }
 
-    /** {@code tbmq.*} keys that are not settings of the broker version this operator was built with. */
+    /** Keys of the {@code TBMQ_} namespace that are not settings of the broker version this operator was built with. */
     public static List<String> unknown(Map<String, String> config) {
         List<String> out = new ArrayList<>();
         if (config != null) {
-            new TreeMap<>(config).keySet().stream().filter(k -> k != null && k.startsWith("tbmq.") && typeOf(k) == null).forEach(out::add);
+            new TreeMap<>(config).keySet().stream().filter(k -> isBrokerSetting(k) && typeOf(k) == null).forEach(out::add);
         }
         return out;
+    }
+
+    /** A key the brokers receive as a TBMQ_* environment variable, in any spelling (tbmq.mqtt.x, TBMQ_MQTT_X). */
+    private static boolean isBrokerSetting(String key) {
+        return key != null && envName(key).startsWith("TBMQ_");
     }
 
     static String typeOf(String key) {

@@ -54,8 +54,11 @@ class BrokerConfigCheckTest {
         config.put("tbmq.mqtt.max-keep-alive", "");
         // Another spelling of a key reaches the brokers as the same environment variable.
         config.put("tbmq.mqtt.max_inflight_to_client", "many");
+        // As is the variable's own name.
+        config.put("TBMQ_SHUTDOWN_GRACE", "soon");
 
         assertThat(check(config)).extracting(FieldError::toString).containsExactly(
+                "spec.broker.config[TBMQ_SHUTDOWN_GRACE]: must be a duration such as 10s, 500ms, 5m, 2h, 1d or PT1H30M, not 'soon'",
                 "spec.broker.config[tbmq.cluster.node-timeout]: must be a duration such as 10s, 500ms, 5m, 2h, 1d or PT1H30M,"
                         + " not 'ten seconds'",
                 "spec.broker.config[tbmq.kafka.replication-factor]: must be a whole number up to 32767, not '70000'",
@@ -72,9 +75,11 @@ class BrokerConfigCheckTest {
         config.put("tbmq.listeners.mqtts.port", "8883");
         config.put("tbmq.kafka.properties", "linger.ms=5");
         config.put("tbmq.listeners.TCP.port", "1884");
+        config.put("TBMQ_MQT_MAX_KEEP_ALIVE", "60");
+        config.put("QUARKUS_LOG_LEVEL", "DEBUG");
 
         assertThat(check(config)).as("a cluster running with one works").isEmpty();
-        assertThat(BrokerConfigCheck.unknown(config)).containsExactly("tbmq.kafka.properties", "tbmq.listeners.mqtts.port",
+        assertThat(BrokerConfigCheck.unknown(config)).containsExactly("TBMQ_MQT_MAX_KEEP_ALIVE", "tbmq.kafka.properties", "tbmq.listeners.mqtts.port",
                 "tbmq.mqt.max-keep-alive");
     }
 
@@ -108,6 +113,12 @@ class BrokerConfigCheckTest {
         assertThat(BrokerSettings.environment(new TreeMap<>(config))).containsEntry("TBMQ_MQTT_MAX_PACKET_SIZE", "lots");
         assertThat(check(config)).extracting(FieldError::toString)
                 .containsExactly("spec.broker.config[tbmq.mqtt.max_packet_size]: must be a whole number, not 'lots'");
+
+        config.put("TBMQ_MQTT_MAX_PACKET_SIZE", "lots");
+        assertThat(check(config)).as("TBMQ_ sorts before tbmq.: the latter wins").extracting(FieldError::toString)
+                .containsExactly("spec.broker.config[tbmq.mqtt.max_packet_size]: must be a whole number, not 'lots'");
+        config.put("tbmq.mqtt.max_packet_size", "100");
+        assertThat(check(config)).isEmpty();
     }
 
     @Test
