@@ -141,25 +141,36 @@ public final class BrokerModel {
         return BrokerSettings.notBlank(userSecret) ? userSecret : null;
     }
 
+    private static final String NODE_ID = "TBMQ_NODE_ID";
+    private static final String POD_UID = "TBMQ_CLUSTER_POD_UID";
+    private static final String CLUSTER_NAME = "TBMQ_CLUSTER_NAME";
+    private static final String REDIS_PASSWORD = "TBMQ_REDIS_PASSWORD";
+    /**
+     * Broker settings every broker container sets itself, per pod: its explicit variables win over the
+     * ConfigMap's, so spec.broker.config cannot set them. (TBMQ_REDIS_PASSWORD too, where the operator
+     * knows a password Secret; a user's value takes any text.)
+     */
+    public static final java.util.Set<String> POD_VARIABLES = java.util.Set.of(NODE_ID, POD_UID, CLUSTER_NAME);
+
     /** {@code redisPasswordVersion}: the version of {@link #redisPasswordSecret}'s password, null when there is none. */
     public static StatefulSet statefulSet(TbmqCluster owner, Names names, Plan plan, ConfigMap config, String redisPasswordVersion) {
         BrokerSpec broker = owner.getSpec().getBroker();
         String cluster = owner.getMetadata().getName();
         List<EnvVar> env = new ArrayList<>();
-        env.add(new EnvVarBuilder().withName("TBMQ_NODE_ID").withNewValueFrom().withNewFieldRef()
+        env.add(new EnvVarBuilder().withName(NODE_ID).withNewValueFrom().withNewFieldRef()
                 .withFieldPath("metadata.name").endFieldRef().endValueFrom().build());
         // A container restarted in its pod after a crash starts without waiting for its predecessor's heartbeat to age.
-        env.add(new EnvVarBuilder().withName("TBMQ_CLUSTER_POD_UID").withNewValueFrom().withNewFieldRef()
+        env.add(new EnvVarBuilder().withName(POD_UID).withNewValueFrom().withNewFieldRef()
                 .withFieldPath("metadata.uid").endFieldRef().endValueFrom().build());
         // A second TbmqCluster given the same Kafka topics (an external Kafka, no topic prefix) is told apart by it.
-        env.add(new EnvVarBuilder().withName("TBMQ_CLUSTER_NAME").withValue(names.namespace() + "/" + cluster).build());
+        env.add(new EnvVarBuilder().withName(CLUSTER_NAME).withValue(names.namespace() + "/" + cluster).build());
         var resources = broker.getResources() != null ? withMemoryLimit(broker.getResources())
                 : Resources.requests(plan.brokerCpuMillis().value() + "m", plan.brokerMemoryMib().value() + "Mi");
         // -Xmx wins over the image's -XX:MaxRAMPercentage, whatever their order.
         env.add(new EnvVarBuilder().withName("JAVA_TOOL_OPTIONS").withValue(jvmOptions(resources)).build());
         String redisSecret = redisPasswordSecret(owner, names);
         if (redisSecret != null) {
-            env.add(new EnvVarBuilder().withName("TBMQ_REDIS_PASSWORD").withNewValueFrom().withNewSecretKeyRef()
+            env.add(new EnvVarBuilder().withName(REDIS_PASSWORD).withNewValueFrom().withNewSecretKeyRef()
                     .withName(redisSecret).withKey("password").endSecretKeyRef().endValueFrom().build());
         }
         List<Volume> volumes = new ArrayList<>();

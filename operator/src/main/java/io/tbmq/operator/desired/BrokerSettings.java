@@ -112,6 +112,8 @@ public final class BrokerSettings {
         if (broker.getConfig() != null) {
             new TreeMap<>(broker.getConfig()).forEach((k, v) -> {
                 if (!isLive(k)) {
+                    // Moved to the end, so that of two spellings of one key the one sorting last wins in environment().
+                    p.remove(k);
                     p.put(k, v);
                 }
             });

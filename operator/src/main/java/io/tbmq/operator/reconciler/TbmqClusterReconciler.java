@@ -3,6 +3,7 @@ package io.tbmq.operator.reconciler;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -97,6 +98,27 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
     static final Set<String> NOTICES = Set.of(StrimziReadiness.REBALANCING, KafkaProvisioner.SCALING_REFUSED,
             KafkaProvisioner.UNUSED, RedisProvisioner.UNUSED, RedisProvisioner.PASSWORD_CHANGING, UNDER_PROVISIONED,
             io.tbmq.operator.provision.RedisStorage.NOT_EXPANDED, UNKNOWN_SETTINGS);
+
+    /** spec.broker.config keys the brokers never see, as the notice {@link #UNKNOWN_SETTINGS}. */
+    static ComponentStatus ignoredSettings(Map<String, String> config, ComponentStatus status) {
+        List<String> unknown = io.tbmq.operator.validation.BrokerConfigCheck.unknown(config);
+        List<String> setByThePod = io.tbmq.operator.validation.BrokerConfigCheck.setByThePod(config);
+        if (unknown.isEmpty() && setByThePod.isEmpty()) {
+            return status;
+        }
+        List<String> why = new java.util.ArrayList<>();
+        if (!unknown.isEmpty()) {
+            why.add(String.join(", ", unknown) + (unknown.size() == 1 ? " is not a setting" : " are not settings")
+                    + " of this operator's broker version (docs/configuration.md lists them)");
+        }
+        if (!setByThePod.isEmpty()) {
+            why.add(String.join(", ", setByThePod) + (setByThePod.size() == 1 ? " is" : " are")
+                    + " set by each broker's pod itself (from its name, UID and TbmqCluster)");
+        }
+        return status.with(new ComponentStatus.Notice(UNKNOWN_SETTINGS, unknown.isEmpty() ? "SetByThePod" : "NotBrokerSettings",
+                "spec.broker.config: " + String.join("; ", why) + "; the brokers ignore "
+                        + (unknown.size() + setByThePod.size() == 1 ? "it" : "them")));
+    }
 
     /** The operator's settings the reconcile uses. */
     public record Settings(boolean serverSideApply, Duration strimziStatusTimeout, String brokerImage, String redisImage) {
@@ -286,13 +308,7 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
                         + " brokers of " + plan.brokerCpuMillis().value() + "m CPU carry about " + plan.brokerCapacity()
                         + " msg/s at the TBMQ paper's 12,500 msg/s per vCPU, below the " + load
                         + " msg/s asked for: raise spec.broker.resources.requests.cpu or spec.overrides.brokers"));
-        List<String> unknown = io.tbmq.operator.validation.BrokerConfigCheck.unknown(resource.getSpec().getBroker().getConfig());
-        if (!unknown.isEmpty()) {
-            brokerStatus = brokerStatus.with(new ComponentStatus.Notice(UNKNOWN_SETTINGS, "NotBrokerSettings", "spec.broker.config: "
-                    + String.join(", ", unknown) + (unknown.size() == 1 ? " is not a setting" : " are not settings")
-                    + " of this operator's broker version (docs/configuration.md lists them); the brokers ignore "
-                    + (unknown.size() == 1 ? "it" : "them")));
-        }
+        brokerStatus = ignoredSettings(resource.getSpec().getBroker().getConfig(), brokerStatus);
         if (announcedBrokers > 0 && announcedBrokers != plan.brokers().value()) {
             events.normal(resource, "ScalingBrokers", "brokers " + announcedBrokers + " -> " + plan.brokers().value() + " ("
                     + plan.brokers().rule() + ")");

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
 
+import io.tbmq.operator.desired.BrokerModel;
 import io.tbmq.operator.desired.BrokerSettings;
 
 /**
@@ -33,6 +34,8 @@ public final class BrokerConfigCheck {
     private static final Pattern SECONDS = Pattern.compile("[-+]?\\d+");
     private static final Pattern WITH_SUFFIX = Pattern.compile("[-+]?\\d+(ms|d)", Pattern.CASE_INSENSITIVE);
     private static final String TEXT = "text";
+    /** Variables the broker reads itself rather than through its configuration (the image's version). */
+    private static final java.util.Set<String> READ_DIRECTLY = java.util.Set.of("TBMQ_VERSION");
     private static final Map<Pattern, String> SETTINGS = load();
 
     private BrokerConfigCheck() {
@@ -64,24 +67,34 @@ public final class BrokerConfigCheck {
     }
 
     /**
-     * The entries of the {@code TBMQ_} namespace whose values reach the brokers. Spellings of one key share an environment
-     * variable, which gets the value of the last of them (BrokerSettings.environment); a live setting in its
-     * own spelling reaches them through the live settings file as well.
+     * The entries of the {@code TBMQ_} namespace whose values reach the brokers. Spellings of one key
+     * share an environment variable, which gets the value of the one sorting last
+     * (BrokerSettings.environment). A live setting in its own spelling goes to the live settings file,
+     * which the brokers read at start below the environment and apply later only where it converts: it
+     * counts where no other spelling sets the variable. Variables the pod sets itself never come from here.
      */
     private static Map<String, String> received(Map<String, String> config) {
         Map<String, String> byVariable = new TreeMap<>();
-        Map<String, String> out = new TreeMap<>();
-        new TreeMap<>(config).forEach((key, value) -> {
-            if (!isBrokerSetting(key)) {
+        Map<String, String> liveByVariable = new TreeMap<>();
+        new TreeMap<>(config).keySet().forEach(key -> {
+            if (!isBrokerSetting(key) || BrokerModel.POD_VARIABLES.contains(envName(key))) {
                 return;
             }
-            if (BrokerSettings.isLive(key)) {
-                out.put(key, value);
-            } else {
-                byVariable.put(envName(key), key);
-            }
+            (BrokerSettings.isLive(key) ? liveByVariable : byVariable).put(envName(key), key);
         });
+        liveByVariable.forEach(byVariable::putIfAbsent);
+        Map<String, String> out = new TreeMap<>();
         byVariable.values().forEach(key -> out.put(key, config.get(key)));
+        return out;
+    }
+
+    /** Keys of settings each broker's pod sets itself (its node id, ...): the brokers never see these values. */
+    public static List<String> setByThePod(Map<String, String> config) {
+        List<String> out = new ArrayList<>();
+        if (config != null) {
+            new TreeMap<>(config).keySet().stream().filter(k -> isBrokerSetting(k) && BrokerModel.POD_VARIABLES.contains(envName(k)))
+                    .forEach(out::add);
+        }
         return out;
     }
 
@@ -89,7 +102,7 @@ public final class BrokerConfigCheck {
     public static List<String> unknown(Map<String, String> config) {
         List<String> out = new ArrayList<>();
         if (config != null) {
-            new TreeMap<>(config).keySet().stream().filter(k -> isBrokerSetting(k) && typeOf(k) == null).forEach(out::add);
+            new TreeMap<>(config).keySet().stream().filter(k -> isBrokerSetting(k) && typeOf(k) == null && !READ_DIRECTLY.contains(envName(k))).forEach(out::add);
         }
         return out;
     }

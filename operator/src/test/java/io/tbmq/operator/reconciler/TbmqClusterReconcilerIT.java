@@ -144,6 +144,7 @@ class TbmqClusterReconcilerIT {
         c.getMetadata().setGeneration(2L);
         c.getSpec().getBroker().getConfig().put("tbmq.mqtt.max-packet-size", "lots");
         c.getSpec().getBroker().getConfig().put("tbmq.mqt.max-keep-alive", "60");
+        c.getSpec().getBroker().getConfig().put("tbmq.node-id", "");
         reconciler.reconcile(c, client);
         Condition degraded = condition(c, Conditions.DEGRADED);
         assertThat(degraded.getStatus()).isEqualTo("True");
@@ -160,10 +161,13 @@ class TbmqClusterReconcilerIT {
                 .containsEntry("TBMQ_MQTT_MAX_PACKET_SIZE", "65536");
         Condition unknown = condition(c, TbmqClusterReconciler.UNKNOWN_SETTINGS);
         assertThat(unknown.getStatus()).isEqualTo("True");
-        assertThat(unknown.getMessage()).startsWith("spec.broker.config: tbmq.mqt.max-keep-alive is not a setting");
+        assertThat(unknown.getMessage()).isEqualTo("spec.broker.config: tbmq.mqt.max-keep-alive is not a setting of this operator's"
+                + " broker version (docs/configuration.md lists them); tbmq.node-id is set by each broker's pod itself (from its name,"
+                + " UID and TbmqCluster); the brokers ignore them");
 
         c.getMetadata().setGeneration(4L);
         c.getSpec().getBroker().getConfig().remove("tbmq.mqt.max-keep-alive");
+        c.getSpec().getBroker().getConfig().remove("tbmq.node-id");
         reconciler.reconcile(c, client);
         assertThat(c.getStatus().getConditions()).noneMatch(x -> x.getType().equals(TbmqClusterReconciler.UNKNOWN_SETTINGS));
     }

@@ -6,11 +6,14 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 import org.junit.jupiter.api.Test;
 
+import io.tbmq.operator.api.TbmqCluster;
 import io.tbmq.operator.desired.BrokerSettings;
+import io.tbmq.operator.desired.Names;
+import io.tbmq.operator.desired.Samples;
+import io.tbmq.operator.sizing.SizingModel;
 
 class BrokerConfigCheckTest {
 
@@ -100,17 +103,25 @@ class BrokerConfigCheckTest {
                 "spec.broker.config[tbmq.security.allow-anonymous]: must not be empty (leave the key out for the broker's default)");
     }
 
+    /** The brokers' environment as the operator builds it for a TbmqCluster with this spec.broker.config. */
+    private static Map<String, String> environment(Map<String, String> config) {
+        TbmqCluster c = Samples.load("tbmq-dev.yaml", "iot");
+        c.getSpec().getBroker().setConfig(config);
+        return BrokerSettings.environment(BrokerSettings.properties(c, SizingModel.plan(c.getSpec()),
+                new Names(c.getMetadata().getName(), "iot")));
+    }
+
     @Test
     void ofTwoSpellingsOfOneKeyOnlyTheValueTheBrokersReceiveIsChecked() {
         Map<String, String> config = new LinkedHashMap<>();
         config.put("tbmq.mqtt.max-packet-size", "lots");
         config.put("tbmq.mqtt.max_packet_size", "100");
-        assertThat(BrokerSettings.environment(new TreeMap<>(config))).containsEntry("TBMQ_MQTT_MAX_PACKET_SIZE", "100");
+        assertThat(environment(config)).containsEntry("TBMQ_MQTT_MAX_PACKET_SIZE", "100");
         assertThat(check(config)).isEmpty();
 
         config.put("tbmq.mqtt.max-packet-size", "100");
         config.put("tbmq.mqtt.max_packet_size", "lots");
-        assertThat(BrokerSettings.environment(new TreeMap<>(config))).containsEntry("TBMQ_MQTT_MAX_PACKET_SIZE", "lots");
+        assertThat(environment(config)).containsEntry("TBMQ_MQTT_MAX_PACKET_SIZE", "lots");
         assertThat(check(config)).extracting(FieldError::toString)
                 .containsExactly("spec.broker.config[tbmq.mqtt.max_packet_size]: must be a whole number, not 'lots'");
 
@@ -118,17 +129,47 @@ class BrokerConfigCheckTest {
         assertThat(check(config)).as("TBMQ_ sorts before tbmq.: the latter wins").extracting(FieldError::toString)
                 .containsExactly("spec.broker.config[tbmq.mqtt.max_packet_size]: must be a whole number, not 'lots'");
         config.put("tbmq.mqtt.max_packet_size", "100");
+        assertThat(environment(config)).containsEntry("TBMQ_MQTT_MAX_PACKET_SIZE", "100");
         assertThat(check(config)).isEmpty();
     }
 
     @Test
-    void aLiveSettingInItsOwnSpellingIsCheckedBesideAnotherSpelling() {
-        // tbmq.redis.lettuce-batch-size reaches running brokers through the live settings file, the other
-        // spelling through the environment: the brokers read both.
+    void aKeyTheOperatorSetsToo() {
+        // The operator writes tbmq.persistence.device-messages-limit from spec.broker.persistence; a key of
+        // the same spelling replaces it, and another spelling still wins only if it sorts last.
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("TBMQ_PERSISTENCE_DEVICE_MESSAGES_LIMIT", "500");
+        config.put("tbmq.persistence.device-messages-limit", "lots");
+        assertThat(environment(config)).containsEntry("TBMQ_PERSISTENCE_DEVICE_MESSAGES_LIMIT", "lots");
+        assertThat(check(config)).extracting(FieldError::toString).containsExactly(
+                "spec.broker.config[tbmq.persistence.device-messages-limit]: must be a whole number, not 'lots'");
+
+        config.put("TBMQ_PERSISTENCE_DEVICE_MESSAGES_LIMIT", "lots");
+        config.put("tbmq.persistence.device-messages-limit", "500");
+        assertThat(environment(config)).containsEntry("TBMQ_PERSISTENCE_DEVICE_MESSAGES_LIMIT", "500");
+        assertThat(check(config)).isEmpty();
+    }
+
+    @Test
+    void aSettingThePodSetsItselfIsNeitherCheckedNorUnknown() {
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("tbmq.node-id", "");
+        config.put("TBMQ_CLUSTER_NAME", "other");
+        config.put("TBMQ_VERSION", "1.0");
+        assertThat(check(config)).as("the pod's own variables win over the ConfigMap's").isEmpty();
+        assertThat(BrokerConfigCheck.setByThePod(config)).containsExactly("TBMQ_CLUSTER_NAME", "tbmq.node-id");
+        assertThat(BrokerConfigCheck.unknown(config)).isEmpty();
+    }
+
+    @Test
+    void aLiveSettingInItsOwnSpellingCountsWhereNoOtherSpellingIsGiven() {
+        // tbmq.redis.lettuce-batch-size goes to the live settings file, read below the environment.
         Map<String, String> config = new LinkedHashMap<>();
         config.put("tbmq.redis.lettuce-batch-size", "many");
-        config.put("tbmq.redis.lettuce_batch_size", "100");
         assertThat(check(config)).extracting(FieldError::toString)
                 .containsExactly("spec.broker.config[tbmq.redis.lettuce-batch-size]: must be a whole number, not 'many'");
+
+        config.put("tbmq.redis.lettuce_batch_size", "100");
+        assertThat(check(config)).as("the environment's value is the one the brokers convert").isEmpty();
     }
 }
