@@ -49,6 +49,7 @@ import io.tbmq.broker.persistence.SessionStores;
 import io.tbmq.broker.persistence.redis.DeviceMessageStore;
 import io.tbmq.broker.persistence.redis.RedisConnector;
 import io.tbmq.broker.persistence.redis.RedisKeys;
+import io.tbmq.broker.persistence.redis.RedisMemory;
 import io.tbmq.broker.record.NodeHeartbeat;
 import io.tbmq.broker.record.WillCodec;
 import io.tbmq.broker.retain.RetainedFeed;
@@ -148,6 +149,10 @@ public class BrokerApplication {
         applications = new ApplicationSessions(clients, appTopics, config.mqtt().maxQueuedMessages(),
                 config.persistence().applicationFetchMaxWait());
         redis = new RedisConnector(config.redis(), metrics::redisScript);
+        new RedisMemory(redis, config.redis().memoryCheckInterval(), byMaster -> metrics.redisMemory(
+                byMaster.entrySet().stream().collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, e -> e.getValue().used())),
+                byMaster.entrySet().stream().collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, e -> e.getValue().max()))))
+                .start();
         DeviceMessageStore devices = new DeviceMessageStore(redis, new RedisKeys(config.redis().slotGroups()),
                 config.persistence().deviceMessagesLimit(), config.redis().callsPerMaster());
         deviceMessages = devices;

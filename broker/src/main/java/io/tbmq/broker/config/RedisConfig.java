@@ -69,4 +69,12 @@ public interface RedisConfig {
      */
     @WithDefault("true")
     boolean callsPerMaster();
+
+    /**
+     * How often the broker reads each master's memory use (INFO memory), for the
+     * tbmq_redis_memory_used_bytes and tbmq_redis_memory_max_bytes gauges and a warning in the log when
+     * a master passes 90 % of its maxmemory. 0s: never.
+     */
+    @WithDefault("15s")
+    Duration memoryCheckInterval();
 }

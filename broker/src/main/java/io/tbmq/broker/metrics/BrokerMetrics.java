@@ -4,11 +4,14 @@ import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 
 /**
@@ -70,6 +73,11 @@ public final class BrokerMetrics {
     /** Why a listener closes a connection right after accept ({@link #connectionShed}). */
     public static final java.util.List<String> SHED_REASONS = java.util.List.of("limit", "rate");
 
+    private final MultiGauge redisMemoryUsed;
+    private final MultiGauge redisMemoryMax;
+    private final java.util.Map<String, AtomicLong> redisMemoryUsedNow = new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.Map<String, AtomicLong> redisMemoryMaxNow = new java.util.concurrent.ConcurrentHashMap<>();
+
     public BrokerMetrics(MeterRegistry registry) {
         this.registry = registry;
         DROP_REASONS.forEach(this::dropCounter);
@@ -94,6 +102,10 @@ public final class BrokerMetrics {
         movesBounded = Counter.builder("tbmq.partition.moves").tag("result", "bounded")
                 .description("growths of tbmq.msg.all where topics went on at a bound (partition-move-wait, memory, shutdown)")
                 .register(registry);
+        redisMemoryUsed = MultiGauge.builder("tbmq.redis.memory.used.bytes")
+                .description("memory a Redis master uses, as it counts it against its maxmemory (INFO memory)").register(registry);
+        redisMemoryMax = MultiGauge.builder("tbmq.redis.memory.max.bytes")
+                .description("a Redis master's maxmemory (0: none)").register(registry);
         bytesIn = Counter.builder("tbmq.bytes.in").description("payload bytes received").register(registry);
         bytesOut = Counter.builder("tbmq.bytes.out").description("payload bytes sent").register(registry);
         routed = Counter.builder("tbmq.messages.routed").description("subscriber copies made by routing").register(registry);
@@ -113,6 +125,28 @@ public final class BrokerMetrics {
                 .description("PUBLISH received to written to a subscriber that was connected when it was received (RETAIN not set)")
                 .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(100_000))
                 .maximumExpectedValue(Duration.ofSeconds(30)).register(registry);
+    }
+
+    /**
+     * Each Redis master's memory as it last answered, by its address (masters that left drop out).
+     * Rows are registered again only when the masters change: a re-registration removes them for a moment.
+     */
+    public void redisMemory(java.util.Map<String, Long> usedBytes, java.util.Map<String, Long> maxBytes) {
+        boolean changed = !usedBytes.keySet().equals(redisMemoryUsedNow.keySet()) || !maxBytes.keySet().equals(redisMemoryMaxNow.keySet());
+        redisMemoryUsedNow.keySet().retainAll(usedBytes.keySet());
+        redisMemoryMaxNow.keySet().retainAll(maxBytes.keySet());
+        usedBytes.forEach((master, v) -> redisMemoryUsedNow.computeIfAbsent(master, m -> new AtomicLong()).set(v));
+        maxBytes.forEach((master, v) -> redisMemoryMaxNow.computeIfAbsent(master, m -> new AtomicLong()).set(v));
+        if (changed) {
+            redisMemoryUsed.register(rows(redisMemoryUsedNow), true);
+            redisMemoryMax.register(rows(redisMemoryMaxNow), true);
+        }
+    }
+
+    private static java.util.List<MultiGauge.Row<?>> rows(java.util.Map<String, AtomicLong> byMaster) {
+        return byMaster.entrySet().stream()
+                .<MultiGauge.Row<?>>map(e -> MultiGauge.Row.of(Tags.of("master", e.getKey()), e.getValue(), AtomicLong::get))
+                .toList();
     }
 
     /** A growth of tbmq.msg.all followed: every moving topic in order, or some let go at a bound. */

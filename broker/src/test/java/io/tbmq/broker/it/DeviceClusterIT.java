@@ -32,7 +32,8 @@ class DeviceClusterIT {
     @BeforeAll
     static void start() {
         it = ItStack.cluster();
-        broker = it.startBroker("node-groups", Map.of("tbmq.redis.slot-groups", "4", "tbmq.kafka.topic-prefix", "groups."));
+        broker = it.startBroker("node-groups", Map.of("tbmq.redis.slot-groups", "4", "tbmq.kafka.topic-prefix", "groups.",
+                "tbmq.redis.memory-check-interval", "1s"));
     }
 
     @AfterAll
@@ -90,5 +91,62 @@ class DeviceClusterIT {
             }
         }
         return count;
+    }
+
+    @Test
+    void eachMastersMemoryIsExportedAndOneFillingUpIsLogged() throws Exception {
+        List<RedisNode> masters = it.stack().redisCluster().orElseThrow().nodes();
+        Awaitility.await().atMost(20, TimeUnit.SECONDS).ignoreExceptions().untilAsserted(() -> {
+            String metrics = broker.get("/q/metrics");
+            for (RedisNode m : masters) {
+                assertThat(gauge(metrics, "tbmq_redis_memory_used_bytes", m.address())).as(m.address()).isPositive();
+                assertThat(gauge(metrics, "tbmq_redis_memory_max_bytes", m.address())).as(m.address()).isEqualTo(maxmemory(m));
+            }
+        });
+        RedisNode filling = masters.get(1);
+        long before = maxmemory(filling);
+        // At what it uses now: over 90 % whatever a connection adds or takes (noeviction evicts nothing).
+        long max = usedMemory(filling);
+        RedisCli.command(filling.port(), "CONFIG SET maxmemory " + max);
+        String warning = "Redis master " + filling.address() + " uses ";
+        try {
+            Awaitility.await().atMost(20, TimeUnit.SECONDS).ignoreExceptions().untilAsserted(() -> {
+                assertThat(gauge(broker.get("/q/metrics"), "tbmq_redis_memory_max_bytes", filling.address())).isEqualTo(max);
+                assertThat(java.nio.file.Files.readString(broker.log())).contains(warning).contains("% of its maxmemory (");
+            });
+            Thread.sleep(3_500); // three more checks
+            assertThat(java.nio.file.Files.readString(broker.log()).split(java.util.regex.Pattern.quote(warning), -1))
+                    .as("said once, not at every check").hasSize(2);
+        } finally {
+            RedisCli.command(filling.port(), "CONFIG SET maxmemory " + before);
+        }
+        String cleared = before == 0 ? " has no maxmemory now" : " uses ";
+        Awaitility.await().atMost(20, TimeUnit.SECONDS).until(() -> java.nio.file.Files.readString(broker.log())
+                .lines().anyMatch(l -> l.contains("Redis master " + filling.address() + cleared) && l.endsWith(" now")));
+    }
+
+    /** A gauge of one master in a /q/metrics page. */
+    private static double gauge(String metrics, String name, String master) {
+        for (String line : metrics.split("\n")) {
+            if (line.startsWith(name + "{") && line.contains("master=\"" + master + "\"")) {
+                return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return Double.NaN;
+    }
+
+    private static long maxmemory(RedisNode node) {
+        // *2 $9 maxmemory $N <value>
+        String[] parts = RedisCli.command(node.port(), "CONFIG GET maxmemory").split("\r\n");
+        return Long.parseLong(parts[4]);
+    }
+
+    private static long usedMemory(RedisNode node) {
+        for (String line : RedisCli.command(node.port(), "INFO memory").split("\r\n")) {
+            if (line.startsWith("used_memory:")) {
+                return Long.parseLong(line.substring("used_memory:".length()));
+            }
+        }
+        throw new IllegalStateException("no used_memory from " + node.address());
     }
 }

@@ -52,6 +52,8 @@ public final class RedisConnector implements AutoCloseable {
 
     private final AbstractRedisClient client;
     private final boolean cluster;
+    /** Standalone: the node's host:port as configured. */
+    private final String standaloneAddress;
     private volatile StatefulConnection<byte[], byte[]> connection;
     private volatile RedisClusterAsyncCommands<byte[], byte[]> commands;
     private volatile int batchSize;
@@ -119,6 +121,7 @@ public final class RedisConnector implements AutoCloseable {
                     .build());
             this.client = c;
             this.cluster = true;
+            this.standaloneAddress = null;
         } else if ("standalone".equals(config.mode())) {
             RedisClient c = RedisClient.create(uris.get(0));
             c.setOptions(ClientOptions.builder()
@@ -126,6 +129,7 @@ public final class RedisConnector implements AutoCloseable {
                     .timeoutOptions(timeouts).socketOptions(sockets).build());
             this.client = c;
             this.cluster = false;
+            this.standaloneAddress = uris.get(0).getHost() + ":" + uris.get(0).getPort();
         } else {
             throw new IllegalArgumentException("tbmq.redis.mode must be standalone or cluster, not " + config.mode());
         }
@@ -223,6 +227,26 @@ public final class RedisConnector implements AutoCloseable {
             java.util.Collections.sort(sorted);
             return sorted;
         });
+    }
+
+    /**
+     * Asks every master (standalone: the one node) for an INFO {@code section}: its answer by the
+     * master's address. Empty while not connected.
+     */
+    public Map<String, CompletableFuture<String>> infoOfEachMaster(String section) {
+        Map<String, CompletableFuture<String>> answers = new java.util.TreeMap<>();
+        if (connection instanceof StatefulRedisClusterConnection<byte[], byte[]> c) {
+            try {
+                c.async().masters().commands().info(section).asMap().forEach((node, answer) ->
+                        answers.put(node.getUri().getHost() + ":" + node.getUri().getPort(), answer.toCompletableFuture()));
+            } catch (RuntimeException e) {
+                return Map.of();
+            }
+        } else if (connection instanceof StatefulRedisConnection<byte[], byte[]> c) {
+            answers.put(standaloneAddress, submit(x -> x.info(section)));
+        }
+        flush();
+        return answers;
     }
 
     /** Commands buffered before a flush from now on (a live setting: the operator raises it with the load). */

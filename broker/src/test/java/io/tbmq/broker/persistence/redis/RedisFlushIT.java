@@ -119,6 +119,11 @@ class RedisFlushIT {
                 return Duration.ofSeconds(5);
             }
 
+            @Override
+            public Duration memoryCheckInterval() {
+                return Duration.ZERO;
+            }
+
             public Duration connectTimeout() {
                 return Duration.ofSeconds(2);
             }

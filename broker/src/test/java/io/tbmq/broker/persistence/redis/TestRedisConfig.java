@@ -38,4 +38,9 @@ public record TestRedisConfig(String mode, String nodes, int lettuceBatchSize, D
     public boolean callsPerMaster() {
         return true;
     }
+
+    @Override
+    public Duration memoryCheckInterval() {
+        return Duration.ZERO;
+    }
 }
