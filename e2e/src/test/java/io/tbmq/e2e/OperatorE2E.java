@@ -380,6 +380,29 @@ class OperatorE2E {
         awaitReady(c.getMetadata().getGeneration());
     }
 
+    @Test
+    @Order(7)
+    void aRedisMasterNearlyFullIsNamedInTheStatusAndNothingElseChanges() {
+        String before = redisCommand(1, r -> r.configGet("maxmemory")).get("maxmemory");
+        long used = Long.parseLong(redisCommand(1, r -> r.info("memory")).lines().filter(l -> l.startsWith("used_memory:"))
+                .findFirst().orElseThrow().substring("used_memory:".length()).strip());
+        // At what it uses now: over 80 % whatever a connection adds or takes (noeviction evicts nothing).
+        redisCommand(1, r -> r.configSet("maxmemory", Long.toString(used)));
+        try {
+            // A ready cluster is looked at every 30 s.
+            await("RedisMemoryHigh naming redis-1", () -> condition(get(), "RedisMemoryHigh").getMessage().startsWith("redis-1 uses "),
+                    Duration.ofSeconds(90));
+            TbmqCluster c = get();
+            assertThat(condition(c, "RedisMemoryHigh").getStatus()).isEqualTo("True");
+            assertThat(condition(c, "RedisMemoryHigh").getMessage()).as("only the nearly full master")
+                    .contains("of its maxmemory of ", "spec.overrides.redisMasters").doesNotContain("redis-0", "redis-2");
+            assertThat(condition(c, "Ready").getStatus()).as("a notice, nothing fails").isEqualTo("True");
+        } finally {
+            redisCommand(1, r -> r.configSet("maxmemory", before));
+        }
+        await("RedisMemoryHigh gone once redis-1 has room", () -> condition(get(), "RedisMemoryHigh") == null, Duration.ofSeconds(90));
+    }
+
     private static List<String> appendFsyncOfEveryNode() {
         List<String> out = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
@@ -395,7 +418,7 @@ class OperatorE2E {
     }
 
     @Test
-    @Order(7)
+    @Order(8)
     void anInvalidEditIsDegradedNamingTheFieldAndTearsNothingDown() throws Exception {
         // The CRD's schema refuses it at the API server, naming the field, as kubectl shows it.
         String refused = kubectlOutcome(repo, false, "-n", NS, "patch", "tbmq", NAME, "--type", "merge", "-p",
@@ -416,7 +439,7 @@ class OperatorE2E {
     }
 
     @Test
-    @Order(8)
+    @Order(9)
     void storageEditsKubernetesCannotApplyAreRefusedOrReportedAndBlockNothingElse() throws Exception {
         // Refused at admission by the CRD's transition rules, naming the field.
         String shrink = kubectlOutcome(repo, false, "-n", NS, "patch", "tbmq", NAME, "--type", "merge", "-p",
@@ -444,7 +467,7 @@ class OperatorE2E {
     }
 
     @Test
-    @Order(9)
+    @Order(10)
     void monitoringMakesAPodMonitorAndAlertsWhereThePrometheusOperatorIsInstalledAndSaysSoWhereItIsNot() throws Exception {
         // No Prometheus Operator: a condition of its own says so, and the cluster stays Ready.
         TbmqCluster on = edit(x -> x.getSpec().getMonitoring().setEnabled(true));
@@ -562,7 +585,7 @@ class OperatorE2E {
     }
 
     @Test
-    @Order(10)
+    @Order(11)
     void aLegacyPoolIsNeverScaledAndASwitchToExternalKafkaKeepsTheManagedOneUntilAsked() throws Exception {
         String name = "switch";
         // A TbmqCluster from an earlier version: one pool with both KRaft roles, which Strimzi cannot scale.
@@ -604,7 +627,7 @@ class OperatorE2E {
     }
 
     @Test
-    @Order(11)
+    @Order(12)
     void aKafkaNoStrimziOperatorWatchesIsReportedWithTheFix() throws Exception {
         TbmqCluster c = client.resource(cluster("lonely", UNWATCHED, 20_000)).create();
         await("KafkaReady says nobody reconciles the Kafka", () -> {
@@ -620,7 +643,7 @@ class OperatorE2E {
     }
 
     @Test
-    @Order(12)
+    @Order(13)
     void aTbmqUserGetsAPasswordReachesTheUsersFileWithoutARollAndLeavesWhenDeleted() throws Exception {
         String hashBefore = sts(NAME + "-broker").getSpec().getTemplate().getMetadata().getAnnotations().get("tbmq.io/config-hash");
         Path manifest = Files.createDirectories(repo.resolve("e2e/target")).resolve("tbmquser-meter.yaml");
@@ -669,7 +692,7 @@ class OperatorE2E {
     }
 
     @Test
-    @Order(13)
+    @Order(14)
     void deletingTheClusterRemovesEverythingItOwns() throws Exception {
         kubectl(repo, "-n", NS, "delete", "tbmq", "--all");
         await("owned objects garbage-collected", () -> client.apps().statefulSets().inNamespace(NS).list().getItems().isEmpty()
@@ -681,7 +704,7 @@ class OperatorE2E {
     }
 
     @Test
-    @Order(14)
+    @Order(15)
     void makeUndeployRemovesTheOperatorAndTheCrd() throws Exception {
         plane.make(repo, "undeploy");
         await("operator and CRD gone", () -> client.apiextensions().v1().customResourceDefinitions()

@@ -16,6 +16,7 @@ import io.tbmq.operator.desired.Labels;
 import io.tbmq.operator.desired.Names;
 import io.tbmq.operator.desired.RedisModel;
 import io.tbmq.operator.redis.ClusterInfo;
+import io.tbmq.operator.redis.MemoryUse;
 import io.tbmq.operator.redis.NodeState;
 import io.tbmq.operator.redis.RedisClusterAdmin;
 import io.tbmq.operator.redis.RedisEndpoints;
@@ -36,6 +37,9 @@ public final class RedisProvisioner {
     public static final String UNUSED = "UnusedRedis";
     /** A condition of its own, true while a change of the Redis password rolls out (RedisPasswordRotation). */
     public static final String PASSWORD_CHANGING = "RedisPasswordChanging";
+    /** A notice while a master uses over {@link #MEMORY_HIGH_RATIO} of its maxmemory. */
+    public static final String MEMORY_HIGH = "RedisMemoryHigh";
+    static final double MEMORY_HIGH_RATIO = 0.8;
     /** The StatefulSet controller's label naming the revision a pod was made from. */
     static final String REVISION_LABEL = "controller-revision-hash";
     /**
@@ -54,6 +58,9 @@ public final class RedisProvisioner {
     private final RedisEndpoints endpoints;
     private String volumeSize;
     private RedisPasswordRotation.Progress passwordProgress = RedisPasswordRotation.Progress.NOTHING;
+    /** Whether this pass read every node's memory, and the masters nearly full as it did (null: none). */
+    private boolean memoryRead;
+    private ComponentStatus.Notice memoryNotice;
 
     public RedisProvisioner(Applier applier, EventRecorder events, RedisEndpoints endpoints) {
         this.applier = applier;
@@ -70,7 +77,14 @@ public final class RedisProvisioner {
         // brokers' template names the password's generation) and its error names what to do.
         RedisPasswordRotation.Passwords passwords = rotation.read(owner, names, password -> acceptance(owner, names, password));
         passwordProgress = RedisPasswordRotation.Progress.NOTHING;
+        memoryRead = false;
+        memoryNotice = null;
         ComponentStatus status = managed(owner, plan, names, rotation, passwords);
+        // A pass that did not read every node (pods rolling, slots moving) says what the last one read.
+        ComponentStatus.Notice memory = memoryRead ? memoryNotice : lastMemoryNotice(owner);
+        if (memory != null) {
+            status = status.with(memory);
+        }
         if (passwordProgress.notice() != null) {
             return status.with(passwordProgress.notice());
         }
@@ -190,6 +204,7 @@ public final class RedisProvisioner {
                     return progressing("Converging", "redis-" + node.ordinal() + " " + info.lack(), masters, masters);
                 }
             }
+            readMemory(owner, admin, nodes);
             for (RedisNode node : nodes) {
                 if (admin.ensureAppendOnly(node)) {
                     events.normal(owner, "RedisAppendOnly", "redis-" + node.ordinal()
@@ -231,6 +246,42 @@ public final class RedisProvisioner {
         ComponentStatus ready = new ComponentStatus(CONDITION, true, "ClusterReady", masters
                 + " masters, all 16384 slots served and balanced", masters + "/" + masters);
         return storage.notice() == null ? ready : ready.with(storage.notice());
+    }
+
+    /**
+     * The masters over {@link #MEMORY_HIGH_RATIO} of their maxmemory, as a notice: full, a master refuses
+     * to store messages for the offline DEVICE clients whose keys it holds (noeviction). The brokers'
+     * alert TbmqRedisMemoryHigh says the same where Prometheus runs; this says it in the status. Whole
+     * percentages, so that the message, and with it the status, changes only when a master's use does
+     * by a percent. Not read at all when one node does not answer.
+     */
+    private void readMemory(TbmqCluster owner, RedisClusterAdmin admin, List<RedisNode> nodes) {
+        List<String> nearlyFull = new ArrayList<>();
+        for (RedisNode node : nodes) {
+            try {
+                MemoryUse use = admin.memory(node);
+                if (use.ratio() > MEMORY_HIGH_RATIO) {
+                    nearlyFull.add("redis-" + node.ordinal() + " uses " + use.describe());
+                }
+            } catch (RuntimeException e) {
+                LOG.debugf("%s: memory of redis-%d not read: %s", owner.getMetadata().getName(), node.ordinal(), e.getMessage());
+                return;
+            }
+        }
+        memoryRead = true;
+        memoryNotice = nearlyFull.isEmpty() ? null : new ComponentStatus.Notice(MEMORY_HIGH, "NearlyFull",
+                String.join(", ", nearlyFull) + ". Full, a master stores no more messages for the offline DEVICE clients whose"
+                        + " keys it holds: raise the memory of spec.redis.resources or spec.overrides.redisMasters, or keep less"
+                        + " per client (spec.broker.persistence.deviceMessagesLimit, deviceMessageTtl)");
+    }
+
+    /** The notice as the status holds it from an earlier pass, or null. */
+    private static ComponentStatus.Notice lastMemoryNotice(TbmqCluster owner) {
+        if (owner.getStatus() == null || owner.getStatus().getConditions() == null) {
+            return null;
+        }
+        return owner.getStatus().getConditions().stream().filter(c -> MEMORY_HIGH.equals(c.getType()) && "True".equals(c.getStatus()))
+                .findFirst().map(c -> new ComponentStatus.Notice(MEMORY_HIGH, c.getReason(), c.getMessage())).orElse(null);
     }
 
     /**

@@ -96,7 +96,7 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
     public static final String UNKNOWN_SETTINGS = "UnknownBrokerSettings";
     /** Conditions a component reports while they hold ({@link ComponentStatus.Notice}), removed when they stop. */
     static final Set<String> NOTICES = Set.of(StrimziReadiness.REBALANCING, KafkaProvisioner.SCALING_REFUSED,
-            KafkaProvisioner.UNUSED, RedisProvisioner.UNUSED, RedisProvisioner.PASSWORD_CHANGING, UNDER_PROVISIONED,
+            KafkaProvisioner.UNUSED, RedisProvisioner.UNUSED, RedisProvisioner.PASSWORD_CHANGING, RedisProvisioner.MEMORY_HIGH, UNDER_PROVISIONED,
             io.tbmq.operator.provision.RedisStorage.NOT_EXPANDED, UNKNOWN_SETTINGS);
 
     /** spec.broker.config keys the brokers never see, as the notice {@link #UNKNOWN_SETTINGS}. */

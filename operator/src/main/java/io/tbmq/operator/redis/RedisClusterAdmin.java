@@ -143,6 +143,10 @@ public final class RedisClusterAdmin implements AutoCloseable {
         return ClusterInfo.parse(sync(node).clusterInfo());
     }
 
+    public MemoryUse memory(RedisNode node) {
+        return MemoryUse.parse(sync(node).info("memory"));
+    }
+
     /**
      * Sends the CLUSTER MEETs and waits until the node that met lists every newcomer where it is now
      * (the handshake has run); returns whether it did within {@link #MEET_TAKES}. A pass that observed
