@@ -289,18 +289,19 @@ public class BrokerApplication {
                     return; // stopping
                 }
                 startupStep = "starting consumers";
+                Duration batchTimeout = clients.batchTimeout();
                 kafka.consume("msg-all", clients, topics.msgAllGroup(), topics.msgAll(), config.kafka().msgAllConsumers(),
-                        routing, Duration.ofSeconds(30), config.kafka().msgAllReadAhead());
+                        routing, batchTimeout, config.kafka().msgAllReadAhead());
                 // Written by brokers of earlier versions only: drained during a rolling upgrade.
                 kafka.drain("persisted", clients, topics.msgPersistedGroup(), topics.msgPersisted(),
-                        config.persistence().persistedConsumers(), persisted, Duration.ofSeconds(30));
+                        config.persistence().persistedConsumers(), persisted, batchTimeout);
                 // Only other nodes write to this node's downlink topics: while it is alone, their consumers rest.
                 LogConsumer.Rest alone = new LogConsumer.Rest(() -> liveness.viewIsCurrent() && liveness.aliveNodes().size() == 1,
                         Duration.ofSeconds(1));
                 kafka.consume("downlink-basic", clients, topics.downlinkGroup(node) + "-basic", topics.downlinkBasic(node),
-                        config.cluster().downlinkConsumers(), downlinks, Duration.ofSeconds(30), alone);
+                        config.cluster().downlinkConsumers(), downlinks, batchTimeout, alone);
                 kafka.consume("downlink-persisted", clients, topics.downlinkGroup(node) + "-persisted",
-                        topics.downlinkPersisted(node), config.cluster().downlinkConsumers(), downlinks, Duration.ofSeconds(30), alone);
+                        topics.downlinkPersisted(node), config.cluster().downlinkConsumers(), downlinks, batchTimeout, alone);
                 janitor = daemon("tbmq-janitor");
                 long sweep = Math.max(1, Math.min(30, config.cluster().downlinkRetention().toSeconds() / 2));
                 janitor.scheduleWithFixedDelay(new io.tbmq.broker.kafka.DownlinkJanitor(kafka.admin(), topics, liveness,

@@ -9,6 +9,7 @@ import org.jboss.logging.Logger;
 
 import io.tbmq.broker.log.BatchHandler;
 import io.tbmq.broker.log.LogRecord;
+import io.tbmq.broker.log.Outcome;
 import io.tbmq.broker.log.Replays;
 import io.tbmq.broker.metrics.BrokerMetrics;
 import io.tbmq.broker.record.DownlinkRecord;
@@ -44,9 +45,9 @@ public final class DownlinkHandler implements BatchHandler {
     }
 
     @Override
-    public CompletableFuture<Void> handle(List<LogRecord> records, Replays replays) {
+    public Outcome handle(List<LogRecord> records, Replays replays) {
         // The sessions' drains go to the event loops once per batch.
-        return Handoffs.batch(() -> deliver(records));
+        return Outcome.of(Handoffs.batch(() -> deliver(records)));
     }
 
     private CompletableFuture<Void> deliver(List<LogRecord> records) {

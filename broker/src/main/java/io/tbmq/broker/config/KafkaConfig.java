@@ -107,6 +107,15 @@ public interface KafkaConfig {
     Duration consumerCommitInterval();
 
     /**
+     * How long a consumer waits for a polled batch before reading it again, with every batch polled
+     * after it; what was delivered already goes out again with DUP. A batch of tbmq.msg.all whose
+     * only unfinished copies wait for Redis (a full master, or one that is down) is not read again:
+     * its writes keep trying, and the consumer reads on up to tbmq.kafka.msg-all-read-ahead.
+     */
+    @WithDefault("30s")
+    Duration consumerBatchTimeout();
+
+    /**
      * When tbmq.msg.all gains partitions, how long at most a topic that moves to another partition
      * waits for its messages in the old one to be routed, so that subscribers get the topic's
      * messages in order (MQTT 4.6). Past it the waiting messages go on, logged. Topics that keep

@@ -19,10 +19,27 @@ public final class KafkaClients {
     public KafkaClients(KafkaConfig config, String nodeId) {
         this.config = config;
         this.nodeId = nodeId;
+        java.time.Duration batchTimeout = config.consumerBatchTimeout();
+        if (batchTimeout.isNegative() || batchTimeout.isZero()) {
+            // Every batch would be read again at once, over and over.
+            throw new IllegalArgumentException("tbmq.kafka.consumer-batch-timeout must be more than 0, not " + batchTimeout);
+        }
+        // A consumer waits for a slow batch without polling; longer than this, its group expels it.
+        long maxPollInterval = Long.parseLong(String.valueOf(config.properties().getOrDefault(
+                ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, "300000")).trim());
+        if (batchTimeout.toMillis() >= maxPollInterval) {
+            throw new IllegalArgumentException("tbmq.kafka.consumer-batch-timeout must be less than the consumers' "
+                    + ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG + " (" + maxPollInterval + " ms), not " + batchTimeout);
+        }
     }
 
     public java.time.Duration commitInterval() {
         return config.consumerCommitInterval();
+    }
+
+    /** How long a consumer waits for a polled batch before reading it again (see {@link KafkaConfig#consumerBatchTimeout}). */
+    public java.time.Duration batchTimeout() {
+        return config.consumerBatchTimeout();
     }
 
     public Properties common(String clientIdSuffix) {

@@ -33,6 +33,7 @@ import org.jboss.logging.Logger;
 
 import io.tbmq.broker.log.BatchHandler;
 import io.tbmq.broker.log.LogRecord;
+import io.tbmq.broker.log.Outcome;
 import io.tbmq.broker.log.Replays;
 import io.tbmq.broker.util.RateLimitedLog;
 
@@ -49,7 +50,11 @@ import io.tbmq.broker.util.RateLimitedLog;
  * where order matters (the routing consumer's DEVICE writes queue per client). Without one, each
  * batch is finished before the next poll. A batch that fails or outlives the handler timeout is
  * read again together with every batch polled after it, which are cancelled, and its records are
- * marked as possible replays ({@link Replays}): some of their copies were delivered already.
+ * marked as possible replays ({@link Replays}): some of their copies were delivered already. Not so
+ * a batch whose {@link Outcome} is sent and that waits only for a store retrying on its own (a full
+ * or unreachable Redis master): the consumer waits for it as long as it takes, reading on up to the
+ * read-ahead and then polling with its partitions paused, since reading it again would only send
+ * its other copies twice, every handler timeout, for as long as the store refuses.
  *
  * <p>A clean hand-over replays nothing: offsets stay owed until a commit covering them succeeds
  * (an asynchronous commit refused mid-rebalance is retried, not dropped), a partition is committed
@@ -85,6 +90,10 @@ public final class LogConsumer implements Runnable {
     private final Rest rest;
     /** Partitions paused by {@link #rest}; consumer thread only. */
     private boolean resting;
+    /** Partitions paused by {@link #hold}; consumer thread only. */
+    private boolean held;
+    /** The batch last reported as waiting for the store. */
+    private InFlight reportedWaiting;
     private long restingSince;
     private int quietPolls;
     private Duration nextPoll = POLL;
@@ -146,8 +155,9 @@ public final class LogConsumer implements Runnable {
         public static final Rest NEVER = new Rest(() -> false, Duration.ZERO);
     }
 
-    /** A polled batch the handler has: per partition its first and next offset, and the handler's future. */
-    private record InFlight(Map<TopicPartition, long[]> offsets, int records, long startedNanos, CompletableFuture<Void> done) {
+    /** A polled batch the handler has: per partition its first and next offset, and the handler's outcome. */
+    private record InFlight(Map<TopicPartition, long[]> offsets, int records, long startedNanos, CompletableFuture<Void> sent,
+            CompletableFuture<Void> done) {
     }
 
     private static Properties withoutAutoCommit(Properties properties) {
@@ -290,6 +300,9 @@ public final class LogConsumer implements Runnable {
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
             if (!partitions.isEmpty()) {
+                if (held) {
+                    c.pause(partitions);
+                }
                 // Which node reads which partition, and since when: what a pause during a rebalance is traced by.
                 LOG.infof("consumer of %s now reads partitions %s", topic,
                         c.assignment().stream().map(TopicPartition::partition).sorted().toList());
@@ -362,40 +375,146 @@ public final class LogConsumer implements Runnable {
             List<ConsumerRecord<byte[], byte[]>> list = records.records(tp);
             offsets.put(tp, new long[] {list.get(0).offset(), list.get(list.size() - 1).offset() + 1});
         }
-        CompletableFuture<Void> done;
+        Outcome outcome;
         try {
-            done = handler.handle(batch(records), replayEnds.isEmpty() ? Replays.NONE : replays);
+            outcome = handler.handle(batch(records), replayEnds.isEmpty() ? Replays.NONE : replays);
         } catch (RuntimeException e) {
-            done = CompletableFuture.failedFuture(e);
+            outcome = Outcome.of(CompletableFuture.failedFuture(e));
         }
-        inFlight.addLast(new InFlight(offsets, records.count(), System.nanoTime(), done));
+        inFlight.addLast(new InFlight(offsets, records.count(), System.nanoTime(), outcome.sent(), outcome.done()));
         inFlightRecords += records.count();
     }
 
     /**
-     * Takes in what the handler finished, oldest first; reads a failed or timed-out batch again; and
-     * while the read-ahead is used up, waits for the oldest batch before polling on.
+     * Takes in what the handler finished, oldest first; reads a failed or timed-out batch again
+     * (not one waiting only for the store, see {@link #reasonToReadAgain}); and while the read-ahead
+     * is used up, waits for the oldest batch before polling on, or, once that batch waits only for
+     * the store, polls with the partitions paused until it is done.
      */
     private void settle(Consumer<byte[], byte[]> c) {
         while (true) {
             popFinished();
             InFlight head = inFlight.peekFirst();
-            if (head == null) {
+            String why = head == null ? null : reasonToReadAgain(head);
+            if (why != null) {
+                release(c);
+                abandon(c, why, true);
                 return;
             }
-            if (head.done().isCompletedExceptionally()) {
-                abandon(c, causeOf(head.done()), true);
-                return;
-            }
-            if (System.nanoTime() - head.startedNanos() >= handlerTimeout.toNanos()) {
-                abandon(c, "not done after " + handlerTimeout.toMillis() + " ms", true);
-                return;
-            }
-            boolean full = readAhead == 0 || inFlightRecords - head.records() >= readAhead;
+            boolean full = head != null && (readAhead == 0 || inFlightRecords - head.records() >= readAhead);
             if (!full) {
+                release(c);
                 return;
             }
-            await(head);
+            if (!waitsForStore(head)) {
+                await(head);
+                continue;
+            }
+            // Possibly for hours (a full Redis master): polls go on, or the group would expel this
+            // member, but with the partitions paused, so nothing is read past the read-ahead.
+            if (!held) {
+                LOG.infof("consumer of %s stops reading: %d records read past its oldest batch, which waits for the store (%s)",
+                        topic, inFlightRecords - head.records(), spans(inFlight));
+            }
+            hold(c);
+            awaitAtMost(head, POLL);
+            if (!head.done().isDone()) {
+                return;
+            }
+        }
+    }
+
+    /**
+     * Why the batches in flight must be read again, or null. The oldest is, when it failed or is
+     * overdue; unless all it waits for is the store, whose writes go on: read again, its other
+     * copies would go out twice. Then a batch behind it that failed or is overdue is read again,
+     * with it (its writes must stay in order with the oldest's).
+     */
+    private String reasonToReadAgain(InFlight head) {
+        if (head.done().isCompletedExceptionally()) {
+            return causeOf(head.done());
+        }
+        if (!overdue(head)) {
+            return null;
+        }
+        if (!sent(head)) {
+            return "not done after " + handlerTimeout.toMillis() + " ms";
+        }
+        reportWaiting(head);
+        for (InFlight b : inFlight) {
+            if (b.done().isCompletedExceptionally()) {
+                return causeOf(b.done()) + ", behind a batch waiting for the store";
+            }
+            if (overdue(b) && !sent(b)) {
+                return "not done after " + handlerTimeout.toMillis() + " ms, behind a batch waiting for the store";
+            }
+        }
+        return null;
+    }
+
+    private boolean overdue(InFlight b) {
+        return System.nanoTime() - b.startedNanos() >= handlerTimeout.toNanos();
+    }
+
+    /** Everything out but the store's writes; a batch whose partitions all went to another member is not waited for. */
+    private static boolean sent(InFlight b) {
+        return !b.offsets().isEmpty() && b.sent().isDone() && !b.sent().isCompletedExceptionally();
+    }
+
+    /** Overdue with everything out but what the store retries on its own. */
+    private boolean waitsForStore(InFlight b) {
+        return overdue(b) && sent(b) && !b.done().isDone();
+    }
+
+    /** Once per oldest batch: that it is not read again, and why. */
+    private void reportWaiting(InFlight head) {
+        if (head == reportedWaiting) {
+            return;
+        }
+        reportedWaiting = head;
+        LOG.infof("consumer of %s: a batch of %d records (%s) waits for the store after %d ms; its other copies went out,"
+                + " so it is not read again: its writes keep trying, and the offsets after it are committed once it is stored",
+                topic, head.records(), spans(List.of(head)), handlerTimeout.toMillis());
+    }
+
+    /** Per partition, the offsets in flight: "3@100-250". */
+    private static List<String> spans(Collection<InFlight> batches) {
+        Map<Integer, long[]> span = new HashMap<>();
+        for (InFlight b : batches) {
+            b.offsets().forEach((tp, range) -> span.merge(tp.partition(), range.clone(),
+                    (a, o) -> new long[] {Math.min(a[0], o[0]), Math.max(a[1], o[1])}));
+        }
+        return span.entrySet().stream().sorted(Map.Entry.comparingByKey())
+                .map(e -> e.getKey() + "@" + e.getValue()[0] + "-" + (e.getValue()[1] - 1)).toList();
+    }
+
+    /**
+     * Pauses every assigned partition while the read-ahead is used up behind a batch waiting for the
+     * store. Never while resting ({@link #rest} pauses too): a consumer rests only with nothing in flight.
+     */
+    private void hold(Consumer<byte[], byte[]> c) {
+        held = true;
+        c.pause(c.assignment());
+    }
+
+    private void release(Consumer<byte[], byte[]> c) {
+        if (held) {
+            held = false;
+            // Only what is still assigned: resuming a partition that went elsewhere throws.
+            Collection<TopicPartition> paused = new HashSet<>(c.paused());
+            paused.retainAll(c.assignment());
+            c.resume(paused);
+        }
+    }
+
+    /** Waits until {@code batch} is done, at most {@code most}. */
+    private static void awaitAtMost(InFlight batch, Duration most) {
+        try {
+            batch.done().get(most.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException | CancellationException e) {
+            // Looked at by the caller.
         }
     }
 
@@ -433,6 +552,9 @@ public final class LogConsumer implements Runnable {
             if (tookMillis >= SLOW_MILLIS) {
                 slow.info("consumer of %s took %d ms for a batch of %d records", topic, tookMillis, head.records());
             }
+            if (head == reportedWaiting) {
+                reportedWaiting = null;
+            }
             head.offsets().forEach((tp, range) -> {
                 long next = range[1];
                 uncommitted.processed(tp, next);
@@ -457,6 +579,7 @@ public final class LogConsumer implements Runnable {
         }
         inFlight.clear();
         inFlightRecords = 0;
+        reportedWaiting = null;
         Collection<TopicPartition> assigned = c.assignment();
         span.forEach((tp, range) -> {
             if (assigned.contains(tp)) {

@@ -35,10 +35,11 @@ import io.tbmq.broker.util.RateLimitedLog;
  * connected to. A batch's future completes only when Redis acknowledged every write, so the
  * offsets it was read at are committed only then (the TBMQ paper's durability argument).
  *
- * <p>A write Redis refuses (a master failing over, a slot moving) is tried again within the batch
- * until it is stored or its consumer gives the batch up (cancels its future after the handler
- * timeout and reads it again), so the batch's other copies, already handed to in-memory sessions,
- * are not routed twice. A client's messages are written in the order they were read: a batch's
+ * <p>A write Redis refuses (a master failing over, a slot moving, a full master) is tried again
+ * within the batch until it is stored, or its session ended meanwhile (then its messages are
+ * dropped, as they would be if routed now), or its consumer gives the batch up (cancels its future
+ * and reads it again). So the batch's other copies, already handed to in-memory sessions, are not
+ * routed twice, however long Redis refuses. A client's messages are written in the order they were read: a batch's
  * write for a client waits for the client's write of any earlier batch still unfinished, since
  * Redis keeps a client's last applied offset per source partition and would refuse the earlier
  * messages as replays once later ones were stored. So the routing consumer may read on while a
@@ -96,7 +97,8 @@ public final class DeviceWrites {
     public final class Batch implements DeviceCopies {
         private final long now = System.currentTimeMillis();
         private final Map<String, List<DeviceMessageStore.Incoming>> byClient = new LinkedHashMap<>();
-        private final Map<String, Target> targets = new LinkedHashMap<>();
+        /** Per client, where its session is: looked up again before a write that waited (it may have moved or ended). */
+        private final Map<String, Target> targets = new ConcurrentHashMap<>();
         /** Per client, beside each message of {@link #byClient}, the copy it was encoded from (null when read as bytes). */
         private final Map<String, List<OutboundMessage>> copies = new HashMap<>();
 
@@ -118,9 +120,7 @@ public final class DeviceWrites {
                 byte[] value, OutboundMessage copy) {
             Target target = targets.get(clientId);
             if (target == null) {
-                Session session = sessions.get(clientId);
-                SessionState elsewhere = session == null ? remote.find(clientId) : null;
-                target = session != null ? new Target(session, null) : elsewhere != null ? new Target(null, elsewhere) : null;
+                target = locate(clientId);
             }
             if (target == null || target.epoch() != epoch) {
                 // Routed for a session that has ended or was replaced by a clean start.
@@ -172,8 +172,8 @@ public final class DeviceWrites {
                     .thenCompose(v -> CompletableFuture.allOf(forwarded.toArray(CompletableFuture[]::new)))
                     .whenComplete((v, error) -> complete(done, error));
             done.whenComplete((v, error) -> {
-                if (done.isCancelled()) {
-                    // Given up by the consumer: whatever waits for these clients goes on; the batch is read again.
+                if (error != null) {
+                    // Given up by the consumer, or failed: whatever waits for these clients goes on; the batch is read again.
                     written.values().forEach(w -> w.cancel(false));
                 }
             });
@@ -182,6 +182,21 @@ public final class DeviceWrites {
                 attempt(now, 100);
             }
             return done;
+        }
+
+        /**
+         * {@code work} on the writes' own thread: should it throw, the batch fails and its consumer
+         * reads it again, rather than waiting for writes nobody makes any more.
+         */
+        private Runnable guarded(Runnable work) {
+            return () -> {
+                try {
+                    work.run();
+                } catch (RuntimeException e) {
+                    LOG.errorf(e, "storing a batch of DEVICE messages failed");
+                    done.completeExceptionally(e);
+                }
+            };
         }
 
         /** {@code client}'s earlier write finished: its messages here go with the next call. */
@@ -193,7 +208,7 @@ public final class DeviceWrites {
             }
             if (first) {
                 // Off the thread completing the earlier write, so that the clients it frees go in one call.
-                chained.execute(this::writeReady);
+                chained.execute(guarded(this::writeReady));
             }
         }
 
@@ -204,19 +219,54 @@ public final class DeviceWrites {
                 ready.clear();
             }
             if (!done.isDone()) {
-                attempt(go, 100);
+                attempt(stillWanted(go), 100);
             }
+        }
+
+        /**
+         * The clients of {@code waited} whose session is still the one the batch was for, now
+         * located where it is; the others' messages are dropped: their session ended while Redis
+         * refused (perhaps cleared to make room in a full master), or a clean start replaced it.
+         */
+        private Map<String, List<DeviceMessageStore.Incoming>> stillWanted(Map<String, List<DeviceMessageStore.Incoming>> waited) {
+            Map<String, List<DeviceMessageStore.Incoming>> wanted = new LinkedHashMap<>();
+            for (Map.Entry<String, List<DeviceMessageStore.Incoming>> e : waited.entrySet()) {
+                String client = e.getKey();
+                Target now = locate(client);
+                if (now == null || now.epoch() != targets.get(client).epoch()) {
+                    e.getValue().forEach(m -> metrics.dropped("session-gone"));
+                    if (LOG.isDebugEnabled()) {
+                        LOG.debugf("%d messages for %s dropped before they were stored: session %s", e.getValue().size(),
+                                LogText.of(client), now);
+                    }
+                    written.get(client).complete(null);
+                    continue;
+                }
+                targets.put(client, now);
+                wanted.put(client, e.getValue());
+            }
+            return wanted;
         }
 
         /** Stores {@code remaining}; each call's clients are served as soon as their messages are stored. */
         private void attempt(Map<String, List<DeviceMessageStore.Incoming>> remaining, long backoff) {
+            if (remaining.isEmpty()) {
+                return;
+            }
             Map<String, Boolean> stored = new ConcurrentHashMap<>();
             List<CompletableFuture<Void>> calls = new ArrayList<>();
             for (CompletableFuture<Map<String, List<DeviceMessageStore.Assigned>>> call
                     : store.addEach(remaining, c -> targets.get(c).connected())) {
                 calls.add(call.thenAccept(assigned -> {
                     assigned.keySet().forEach(c -> stored.put(c, Boolean.TRUE));
-                    forwarded.add(deliver(assigned));
+                    CompletableFuture<Void> handedOn;
+                    try {
+                        handedOn = deliver(assigned);
+                    } catch (RuntimeException e) {
+                        // Stored, so not written again: the batch fails and is read again, as a replay.
+                        handedOn = CompletableFuture.failedFuture(e);
+                    }
+                    forwarded.add(handedOn);
                     assigned.keySet().forEach(c -> written.get(c).complete(null));
                 }));
             }
@@ -233,11 +283,11 @@ public final class DeviceWrites {
                 RETRYING.info("storing the messages for %s in Redis failed (%s); trying again",
                         left.size() == 1 ? "1 client" : left.size() + " clients",
                         error == null ? "left out of their calls" : (error.getCause() != null ? error.getCause() : error).toString());
-                CompletableFuture.delayedExecutor(backoff, TimeUnit.MILLISECONDS, chained).execute(() -> {
+                CompletableFuture.delayedExecutor(backoff, TimeUnit.MILLISECONDS, chained).execute(guarded(() -> {
                     if (!done.isDone()) {
-                        attempt(left, Math.min(backoff * 2, 1_000));
+                        attempt(stillWanted(left), Math.min(backoff * 2, 1_000));
                     }
-                });
+                }));
             });
         }
 
@@ -279,6 +329,21 @@ public final class DeviceWrites {
             }
             return sends == null ? DONE : CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new));
         }
+    }
+
+    /** Where {@code clientId}'s session is: here, on another node, or nowhere (null). */
+    private Target locate(String clientId) {
+        Session session = sessions.get(clientId);
+        if (session != null) {
+            return new Target(session, null);
+        }
+        SessionState elsewhere = remote.find(clientId);
+        if (elsewhere != null) {
+            return new Target(null, elsewhere);
+        }
+        // A session moving here is held here before its record elsewhere goes: looked up once more.
+        session = sessions.get(clientId);
+        return session != null ? new Target(session, null) : null;
     }
 
     /** The message as stored, with the packet id and score Redis assigned; decoded only when it was read as bytes. */

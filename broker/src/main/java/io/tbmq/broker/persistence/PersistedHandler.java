@@ -8,6 +8,7 @@ import org.jboss.logging.Logger;
 
 import io.tbmq.broker.log.BatchHandler;
 import io.tbmq.broker.log.LogRecord;
+import io.tbmq.broker.log.Outcome;
 import io.tbmq.broker.log.Replays;
 import io.tbmq.broker.record.PersistedRecord;
 import io.tbmq.broker.util.RateLimitedLog;
@@ -28,7 +29,7 @@ public final class PersistedHandler implements BatchHandler {
     }
 
     @Override
-    public CompletableFuture<Void> handle(List<LogRecord> records, Replays replays) {
+    public Outcome handle(List<LogRecord> records, Replays replays) {
         // Replays need no marking here: Redis recognises a source offset it applied already.
         DeviceWrites.Batch batch = writes.batch();
         for (LogRecord record : records) {
@@ -42,6 +43,7 @@ public final class PersistedHandler implements BatchHandler {
             batch.add(new String(record.key(), StandardCharsets.UTF_8), r.epoch(), r.sourcePartition(), record.partition(),
                     r.sourceOffset(), r.expiresAtMillis(), r.stored());
         }
-        return batch.store();
+        // Nothing else to send: whatever is not done waits for Redis, and retries on its own.
+        return new Outcome(CompletableFuture.completedFuture(null), batch.store());
     }
 }

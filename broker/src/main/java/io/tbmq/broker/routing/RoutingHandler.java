@@ -9,6 +9,7 @@ import org.jboss.logging.Logger;
 
 import io.tbmq.broker.log.BatchHandler;
 import io.tbmq.broker.log.LogRecord;
+import io.tbmq.broker.log.Outcome;
 import io.tbmq.broker.log.Replays;
 import io.tbmq.broker.record.PublishMessage;
 import io.tbmq.broker.record.PublishMessageCodec;
@@ -17,8 +18,9 @@ import io.tbmq.broker.session.Handoffs;
 /**
  * The routing consumer's batch of {@code tbmq.msg.all}: every message matched against the
  * subscriptions, then the batch's DEVICE copies stored in one go; done when every persistent copy
- * is stored or in Kafka, so the offsets are committed only then. Cancelled when the consumer gives
- * the batch up to read it again.
+ * is stored or in Kafka, so the offsets are committed only then. Sent when every copy but the
+ * DEVICE ones is out: a batch that waits for Redis alone is not read again (that would send the
+ * rest twice). Cancelled when the consumer gives the batch up to read it again.
  */
 public final class RoutingHandler implements BatchHandler {
     private static final Logger LOG = Logger.getLogger(RoutingHandler.class);
@@ -33,12 +35,12 @@ public final class RoutingHandler implements BatchHandler {
     }
 
     @Override
-    public CompletableFuture<Void> handle(List<LogRecord> records, Replays replays) {
+    public Outcome handle(List<LogRecord> records, Replays replays) {
         // The sessions' drains go to the event loops once per batch.
         return Handoffs.batch(() -> route(records, replays));
     }
 
-    private CompletableFuture<Void> route(List<LogRecord> records, Replays replays) {
+    private Outcome route(List<LogRecord> records, Replays replays) {
         DeviceCopies copies = deviceCopies.get();
         List<CompletableFuture<Void>> pending = new ArrayList<>();
         for (LogRecord record : records) {
@@ -55,17 +57,26 @@ public final class RoutingHandler implements BatchHandler {
                 pending.add(sent);
             }
         }
+        // Every copy but the DEVICE ones is out once these are: the store retries those on its own.
+        CompletableFuture<Void> sent = allOf(pending);
         pending.add(copies.store());
-        if (pending.size() == 1) {
-            return pending.get(0);
+        CompletableFuture<Void> all = allOf(pending);
+        if (pending.size() > 1) {
+            // The consumer cancels a batch it gives up: its DEVICE writes stop retrying.
+            all.whenComplete((v, error) -> {
+                if (all.isCancelled()) {
+                    pending.forEach(f -> f.cancel(false));
+                }
+            });
         }
-        CompletableFuture<Void> all = CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new));
-        // The consumer cancels a batch it gives up: its DEVICE writes stop retrying.
-        all.whenComplete((v, error) -> {
-            if (all.isCancelled()) {
-                pending.forEach(f -> f.cancel(false));
-            }
-        });
-        return all;
+        return new Outcome(sent, all);
+    }
+
+    private static CompletableFuture<Void> allOf(List<CompletableFuture<Void>> futures) {
+        return switch (futures.size()) {
+            case 0 -> CompletableFuture.completedFuture(null);
+            case 1 -> futures.get(0);
+            default -> CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new));
+        };
     }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.lang.reflect.Proxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -24,6 +25,11 @@ class KafkaClientsTest {
 
     private static KafkaConfig config(Optional<String> file, Map<String, String> inline, java.time.Duration session,
             java.time.Duration heartbeat) {
+        return config(file, inline, session, heartbeat, java.time.Duration.ofSeconds(30));
+    }
+
+    private static KafkaConfig config(Optional<String> file, Map<String, String> inline, java.time.Duration session,
+            java.time.Duration heartbeat, java.time.Duration batchTimeout) {
         return (KafkaConfig) Proxy.newProxyInstance(KafkaConfig.class.getClassLoader(), new Class<?>[] { KafkaConfig.class },
                 (proxy, method, args) -> switch (method.getName()) {
                     case "bootstrapServers" -> "kafka:9092";
@@ -35,6 +41,7 @@ class KafkaClientsTest {
                     case "metadataMaxAge" -> java.time.Duration.ofSeconds(30);
                     case "consumerMetadataMaxAge" -> java.time.Duration.ofSeconds(3);
                     case "consumerSessionTimeout" -> session;
+                    case "consumerBatchTimeout" -> batchTimeout;
                     case "consumerHeartbeatInterval" -> heartbeat;
                     case "properties" -> inline;
                     default -> throw new UnsupportedOperationException(method.getName());
@@ -49,6 +56,25 @@ class KafkaClientsTest {
                 .common("test");
         assertThat(p).containsEntry("security.protocol", "SASL_SSL").containsEntry("sasl.mechanism", "PLAIN")
                 .containsEntry("bootstrap.servers", "kafka:9092");
+    }
+
+    @Test
+    void aBatchTimeoutOutsideWhatTheConsumersAllowIsRefusedByName() {
+        for (java.time.Duration bad : List.of(java.time.Duration.ZERO, java.time.Duration.ofSeconds(-1))) {
+            assertThatThrownBy(() -> new KafkaClients(config(Optional.empty(), Map.of(), java.time.Duration.ofSeconds(10),
+                    java.time.Duration.ofMillis(500), bad), "node-0"))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("tbmq.kafka.consumer-batch-timeout must be more than 0, not " + bad);
+        }
+        // A consumer waits that long without polling: no longer than its group lets a member go without.
+        assertThatThrownBy(() -> new KafkaClients(config(Optional.empty(), Map.of(), java.time.Duration.ofSeconds(10),
+                java.time.Duration.ofMillis(500), java.time.Duration.ofMinutes(5)), "node-0"))
+                .hasMessage("tbmq.kafka.consumer-batch-timeout must be less than the consumers' max.poll.interval.ms (300000 ms), not PT5M");
+        assertThatThrownBy(() -> new KafkaClients(config(Optional.empty(), Map.of("max.poll.interval.ms", "60000"),
+                java.time.Duration.ofSeconds(10), java.time.Duration.ofMillis(500), java.time.Duration.ofSeconds(90)), "node-0"))
+                .hasMessage("tbmq.kafka.consumer-batch-timeout must be less than the consumers' max.poll.interval.ms (60000 ms), not PT1M30S");
+        assertThat(new KafkaClients(config(Optional.empty(), Map.of(), java.time.Duration.ofSeconds(10), java.time.Duration.ofMillis(500),
+                java.time.Duration.ofSeconds(2)), "node-0").batchTimeout()).isEqualTo(java.time.Duration.ofSeconds(2));
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import io.tbmq.broker.log.LogRecord;
+import io.tbmq.broker.log.Outcome;
 
 /**
  * A partition handed from one member of the routing group to the next, with Kafka's group
@@ -301,6 +303,136 @@ class LogConsumerTest {
     }
 
     @Test
+    void aBatchWaitingOnlyForTheStoreIsNotReadAgainAfterTheBatchTimeout() throws Exception {
+        Member first = new Member();
+        CompletableFuture<Void> stored = new CompletableFuture<>();
+        // Its in-memory copies went out at once; its DEVICE copies wait for a full Redis master.
+        startWithOutcomes(first, Duration.ZERO, 100, Duration.ofMillis(300),
+                Map.of("0@0", new Outcome(CompletableFuture.completedFuture(null), stored)), LogConsumer.Rest.NEVER);
+        first.step(() -> {
+            first.rebalance(List.of(P0, P1));
+            records(first, P0, 0, 3);
+        });
+        first.step(() -> records(first, P1, 0, 2));
+        awaitHandled(5);
+        Thread.sleep(1_000);
+        first.step(() -> records(first, P0, 3, 4));
+        awaitHandled(6);
+        assertThat(stored).as("still being written, not given up at 300 ms").isNotDone();
+        assertThat(replayed).as("nothing read again, so no copy goes out twice").isEmpty();
+        assertThat(group).as("nothing committed past the batch waiting for the store").isEmpty();
+
+        stored.complete(null);
+        Awaitility.await().atMost(5, TimeUnit.SECONDS)
+                .until(() -> new OffsetAndMetadata(4).equals(group.get(P0)) && new OffsetAndMetadata(2).equals(group.get(P1)));
+        assertThat(handled).containsExactlyElementsOf(List.of("0@0", "0@1", "0@2", "1@0", "1@1", "0@3"));
+    }
+
+    @Test
+    void aBatchWhoseOtherCopiesAreNotOutIsStillReadAgainAfterTheBatchTimeout() throws Exception {
+        Member first = new Member();
+        CompletableFuture<Void> stored = new CompletableFuture<>();
+        // An APPLICATION client's copy that Kafka has not acknowledged: reading the batch again sends it again.
+        startWithOutcomes(first, Duration.ZERO, 100, Duration.ofMillis(300),
+                Map.of("0@0", new Outcome(new CompletableFuture<>(), stored)), LogConsumer.Rest.NEVER);
+        first.step(() -> {
+            first.rebalance(List.of(P0));
+            records(first, P0, 0, 3);
+        });
+        awaitHandled(3);
+        Awaitility.await().atMost(5, TimeUnit.SECONDS).until(stored::isDone);
+        assertThat(stored).as("given up: its writes stop").isCancelled();
+        first.step(() -> records(first, P0, 0, 3));
+        awaitHandled(6);
+        assertThat(replayed).containsExactly("0@0", "0@1", "0@2");
+    }
+
+    @Test
+    void aBatchFailingBehindOneWaitingForTheStoreIsReadAgainWithIt() throws Exception {
+        Member first = new Member();
+        CompletableFuture<Void> stored = new CompletableFuture<>();
+        CompletableFuture<Void> later = new CompletableFuture<>();
+        startWithOutcomes(first, Duration.ZERO, 100, Duration.ofMillis(300),
+                Map.of("0@0", new Outcome(CompletableFuture.completedFuture(null), stored),
+                        "1@0", new Outcome(CompletableFuture.completedFuture(null), later)),
+                LogConsumer.Rest.NEVER);
+        first.step(() -> {
+            first.rebalance(List.of(P0, P1));
+            records(first, P0, 0, 2);
+        });
+        first.step(() -> records(first, P1, 0, 2));
+        awaitHandled(4);
+        Thread.sleep(600);
+        assertThat(stored).as("past the batch timeout, waiting for the store").isNotDone();
+        // Unnoticed, the failed batch would wait for as long as the store refuses the oldest one.
+        later.completeExceptionally(new IllegalStateException("Kafka refused a stored copy for another node's downlink (test)"));
+        Awaitility.await().atMost(5, TimeUnit.SECONDS).until(stored::isDone);
+        assertThat(stored).as("read again from the oldest batch, whose writes must stay ahead of the later ones").isCancelled();
+        first.step(() -> {
+            records(first, P0, 0, 2);
+            records(first, P1, 0, 2);
+        });
+        awaitHandled(8);
+        assertThat(replayed).containsExactlyInAnyOrder("0@0", "0@1", "1@0", "1@1");
+        Awaitility.await().atMost(5, TimeUnit.SECONDS)
+                .until(() -> new OffsetAndMetadata(2).equals(group.get(P0)) && new OffsetAndMetadata(2).equals(group.get(P1)));
+    }
+
+    @Test
+    void aFullReadAheadBehindABatchWaitingForTheStoreKeepsPollingWithThePartitionsPaused() throws Exception {
+        Member first = new Member();
+        CompletableFuture<Void> stored = new CompletableFuture<>();
+        startWithOutcomes(first, Duration.ZERO, 2, Duration.ofMillis(300),
+                Map.of("0@0", new Outcome(CompletableFuture.completedFuture(null), stored)), LogConsumer.Rest.NEVER);
+        first.step(() -> {
+            first.rebalance(List.of(P0));
+            records(first, P0, 0, 2);
+        });
+        first.step(() -> records(first, P0, 2, 4));
+        awaitHandled(4);
+        records(first, P0, 4, 6);
+        Thread.sleep(800);
+        int polls = first.polls;
+        Thread.sleep(500);
+        // A member that stops polling is expelled from its group after max.poll.interval.ms.
+        assertThat(first.polls).as("still polling while it waits for the store").isGreaterThan(polls);
+        assertThat(first.paused()).as("with its partitions paused").containsExactly(P0);
+        assertThat(handled).as("nothing read past the read-ahead").hasSize(4);
+        assertThat(stored).isNotDone();
+
+        stored.complete(null);
+        awaitHandled(6);
+        Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() -> new OffsetAndMetadata(6).equals(group.get(P0)));
+        assertThat(first.paused()).isEmpty();
+        assertThat(replayed).isEmpty();
+    }
+
+    @Test
+    void aBatchWaitingForTheStoreOnAPartitionLostToTheGroupNoLongerHoldsTheConsumer() throws Exception {
+        Member first = new Member();
+        CompletableFuture<Void> stored = new CompletableFuture<>();
+        startWithOutcomes(first, Duration.ZERO, 2, Duration.ofMillis(300),
+                Map.of("0@0", new Outcome(CompletableFuture.completedFuture(null), stored)), LogConsumer.Rest.NEVER);
+        first.step(() -> {
+            first.rebalance(List.of(P0, P1));
+            records(first, P0, 0, 2);
+        });
+        first.step(() -> records(first, P1, 0, 2));
+        awaitHandled(4);
+        Thread.sleep(600);
+        assertThat(first.paused()).as("held behind the batch waiting for the store").isNotEmpty();
+        // Expelled from the group: P0 is another member's now, and so is waiting for its batch.
+        first.step(() -> first.lose(List.of(P0)));
+        Awaitility.await().atMost(5, TimeUnit.SECONDS).until(stored::isDone);
+        assertThat(stored).as("given up").isCancelled();
+        first.step(() -> records(first, P1, 0, 3));
+        awaitHandled(7);
+        // (MockConsumer, unlike Kafka's, still lists the lost partition as paused.)
+        assertThat(first.paused()).as("reading its own partition again").doesNotContain(P1);
+        Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() -> new OffsetAndMetadata(3).equals(group.get(P1)));
+    }
+
+    @Test
     void aHandOverWithABatchStillUnfinishedIsNotMarkedClean() throws Exception {
         Member first = new Member();
         CompletableFuture<Void> held = new CompletableFuture<>();
@@ -397,7 +529,15 @@ class LogConsumerTest {
     /** A handler done at once, except for the batch starting at a record named in {@code futures} ("partition@offset"), done with that future. */
     private LogConsumer start(Member member, Duration commitInterval, int readAhead, Duration handlerTimeout,
             Map<String, CompletableFuture<Void>> futures, LogConsumer.Rest rest) {
-        Map<String, CompletableFuture<Void>> once = new ConcurrentHashMap<>(futures);
+        Map<String, Outcome> outcomes = new HashMap<>();
+        futures.forEach((at, f) -> outcomes.put(at, Outcome.of(f)));
+        return startWithOutcomes(member, commitInterval, readAhead, handlerTimeout, outcomes, rest);
+    }
+
+    /** {@link #start} with the outcomes of the batches named, which may be sent before they are done. */
+    private LogConsumer startWithOutcomes(Member member, Duration commitInterval, int readAhead, Duration handlerTimeout,
+            Map<String, Outcome> outcomes, LogConsumer.Rest rest) {
+        Map<String, Outcome> once = new ConcurrentHashMap<>(outcomes);
         LogConsumer consumer = new LogConsumer(() -> member, TOPIC, (records, replays) -> {
             for (LogRecord r : records) {
                 handled.add(r.partition() + "@" + r.offset());
@@ -405,8 +545,8 @@ class LogConsumerTest {
                     replayed.add(r.partition() + "@" + r.offset());
                 }
             }
-            CompletableFuture<Void> f = once.remove(records.get(0).partition() + "@" + records.get(0).offset());
-            return f != null ? f : CompletableFuture.completedFuture(null);
+            Outcome o = once.remove(records.get(0).partition() + "@" + records.get(0).offset());
+            return o != null ? o : Outcome.of(CompletableFuture.completedFuture(null));
         }, handlerTimeout, commitInterval, readAhead, rest);
         consumers.add(consumer);
         Thread t = new Thread(consumer, "log-consumer-test-" + threads.size());
@@ -445,6 +585,7 @@ class LogConsumerTest {
         volatile int syncCommits;
         volatile int commitsWhileLosing;
         volatile boolean expelled;
+        volatile int polls;
         /** One poll per step: the consumer thread cannot run polls of its own between two of the test's steps. */
         volatile boolean lockstep;
         private final java.util.concurrent.Semaphore stepsScheduled = new java.util.concurrent.Semaphore(0);
@@ -504,6 +645,7 @@ class LogConsumerTest {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+            polls++;
             return super.poll(timeout);
         }
 

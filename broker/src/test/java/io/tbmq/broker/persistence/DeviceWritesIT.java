@@ -33,6 +33,7 @@ import io.tbmq.broker.session.SessionJournal;
 import io.tbmq.broker.session.SessionRegistry;
 import io.tbmq.broker.subscription.SubscriptionTrie;
 import io.tbmq.broker.testing.TestSink;
+import io.tbmq.localstack.RedisCli;
 import io.tbmq.localstack.RedisNode;
 
 /**
@@ -48,6 +49,7 @@ class DeviceWritesIT {
     static ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
     static final List<String> written = new CopyOnWriteArrayList<>();
     static Session session;
+    static final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
     @BeforeAll
     static void start() throws Exception {
@@ -65,8 +67,7 @@ class DeviceWritesIT {
             public void sessionMoved(String clientId) {
             }
         }, new DeviceSessionStore(store, Duration.ZERO), SessionJournal.NONE, RemoteSessions.NONE);
-        writes = new DeviceWrites(store, sessions, new BrokerMetrics(new SimpleMeterRegistry()), 3600, RemoteSessions.NONE,
-                Downlinks.NONE);
+        writes = new DeviceWrites(store, sessions, new BrokerMetrics(meters), 3600, RemoteSessions.NONE, Downlinks.NONE);
         Sink sink = new Sink();
         session = sessions.open("dev", false, 600, sink).session();
         session.persistence(Persistence.DEVICE);
@@ -151,6 +152,63 @@ class DeviceWritesIT {
         second.get(30, TimeUnit.SECONDS);
         Thread.sleep(1_500);
         assertThat(written).as("written once, by the batch read again").containsExactly("read again");
+    }
+
+    @Test
+    void aFullRedisIsWrittenToAgainUntilItHasRoomHoweverLongItTakes() throws Exception {
+        written.clear();
+        // noeviction, as the operator runs Redis: a full master refuses writes (OOM) instead of dropping keys.
+        RedisCli.command(redis.port(), "CONFIG SET maxmemory-policy noeviction");
+        RedisCli.command(redis.port(), "CONFIG SET maxmemory 1");
+        try {
+            DeviceWrites.Batch batch = writes.batch();
+            batch.add("dev", session.epoch(), copy("into a full master"), 12, 500);
+            CompletableFuture<Void> stored = batch.store();
+            Thread.sleep(3_000);
+            assertThat(stored).as("still trying while the master is full").isNotDone();
+            assertThat(written).isEmpty();
+            RedisCli.command(redis.port(), "CONFIG SET maxmemory 0");
+            stored.get(10, TimeUnit.SECONDS);
+            assertThat(written).containsExactly("into a full master");
+        } finally {
+            RedisCli.command(redis.port(), "CONFIG SET maxmemory 0");
+        }
+    }
+
+    @Test
+    void aSessionClearedWhileRedisRefusesItsMessagesNoLongerHoldsTheBatch() throws Exception {
+        written.clear();
+        Session leaving = sessions.open("dev-leaving", false, 600, new Sink()).session();
+        leaving.persistence(Persistence.DEVICE);
+        double goneBefore = gone();
+        RedisCli.command(redis.port(), "CONFIG SET maxmemory-policy noeviction");
+        RedisCli.command(redis.port(), "CONFIG SET maxmemory 1");
+        try {
+            DeviceWrites.Batch batch = writes.batch();
+            batch.add("dev-leaving", leaving.epoch(), copy("for a session cleared to make room"), 13, 600);
+            batch.add("dev-leaving", leaving.epoch(), copy("for a session cleared to make room"), 13, 601);
+            CompletableFuture<Void> stored = batch.store();
+            DeviceWrites.Batch next = writes.batch();
+            next.add("dev-leaving", leaving.epoch(), copy("queued behind"), 13, 602);
+            CompletableFuture<Void> queued = next.store();
+            Thread.sleep(1_500);
+            assertThat(stored).isNotDone();
+            assertThat(queued).isNotDone();
+            // What operations.md advises for a full master: clear sessions that will not come back (the admin API).
+            assertThat(sessions.disconnectByAdmin("dev-leaving", 0, true)).isTrue();
+            stored.get(10, TimeUnit.SECONDS);
+            queued.get(10, TimeUnit.SECONDS);
+            assertThat(gone() - goneBefore).as("all three messages dropped, counted").isEqualTo(3.0);
+        } finally {
+            RedisCli.command(redis.port(), "CONFIG SET maxmemory 0");
+        }
+        assertThat(written).isEmpty();
+        assertThat(RedisCli.command(redis.port(), "EXISTS {dev-leaving}_messages")).as("nothing stored for it").startsWith(":0");
+    }
+
+    private static double gone() {
+        var counter = meters.find("tbmq.messages.dropped").tag("reason", "session-gone").counter();
+        return counter == null ? 0 : counter.count();
     }
 
     private static OutboundMessage copy(String payload) {
