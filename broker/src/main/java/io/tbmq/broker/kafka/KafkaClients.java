@@ -13,6 +13,8 @@ import io.tbmq.broker.config.KafkaConfig;
 
 /** Client properties for the broker's producers, consumers and admin client, from {@link KafkaConfig}. */
 public final class KafkaClients {
+    /** What a consumer may take beyond its batch timeout between two polls: giving a batch up, the next poll's handling. */
+    private static final long POLL_MARGIN_MILLIS = 10_000;
     private final KafkaConfig config;
     private final String nodeId;
 
@@ -24,12 +26,20 @@ public final class KafkaClients {
             // Every batch would be read again at once, over and over.
             throw new IllegalArgumentException("tbmq.kafka.consumer-batch-timeout must be more than 0, not " + batchTimeout);
         }
-        // A consumer waits for a slow batch without polling; longer than this, its group expels it.
-        long maxPollInterval = Long.parseLong(String.valueOf(config.properties().getOrDefault(
-                ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, "300000")).trim());
-        if (batchTimeout.toMillis() >= maxPollInterval) {
-            throw new IllegalArgumentException("tbmq.kafka.consumer-batch-timeout must be less than the consumers' "
-                    + ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG + " (" + maxPollInterval + " ms), not " + batchTimeout);
+        // A consumer waits up to this long for a batch without polling (and a few seconds more to
+        // give it up); a member that does not poll for max.poll.interval.ms is expelled from its group.
+        String interval = String.valueOf(config.properties().getOrDefault(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, "300000")).trim();
+        long maxPollInterval;
+        try {
+            maxPollInterval = Long.parseLong(interval);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("tbmq.kafka.properties." + ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG
+                    + " must be a number of milliseconds, not " + interval);
+        }
+        if (batchTimeout.toMillis() > maxPollInterval - POLL_MARGIN_MILLIS) {
+            throw new IllegalArgumentException("tbmq.kafka.consumer-batch-timeout must be at most the consumers' "
+                    + ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG + " less 10 s (" + (maxPollInterval - POLL_MARGIN_MILLIS)
+                    + " ms), not " + batchTimeout);
         }
     }
 

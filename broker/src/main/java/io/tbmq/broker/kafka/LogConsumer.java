@@ -445,7 +445,7 @@ public final class LogConsumer implements Runnable {
             if (b.done().isCompletedExceptionally()) {
                 return causeOf(b.done()) + ", behind a batch waiting for the store";
             }
-            if (overdue(b) && !sent(b)) {
+            if (!b.done().isDone() && overdue(b) && !sent(b)) {
                 return "not done after " + handlerTimeout.toMillis() + " ms, behind a batch waiting for the store";
             }
         }

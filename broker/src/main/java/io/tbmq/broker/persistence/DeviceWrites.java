@@ -47,7 +47,8 @@ import io.tbmq.broker.util.RateLimitedLog;
  */
 public final class DeviceWrites {
     private static final Logger LOG = Logger.getLogger(DeviceWrites.class);
-    private static final RateLimitedLog RETRYING = new RateLimitedLog(LOG, 1);
+    /** A full master refuses for as long as it stays full: hours, perhaps. */
+    private static final RateLimitedLog RETRYING = new RateLimitedLog(LOG, 1, java.time.Duration.ofMinutes(1));
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
     /** Copies stored straight from the routing consumer: no tbmq.msg.persisted partition in between. */
     public static final int ROUTED = -1;
@@ -172,31 +173,20 @@ public final class DeviceWrites {
                     .thenCompose(v -> CompletableFuture.allOf(forwarded.toArray(CompletableFuture[]::new)))
                     .whenComplete((v, error) -> complete(done, error));
             done.whenComplete((v, error) -> {
-                if (error != null) {
-                    // Given up by the consumer, or failed: whatever waits for these clients goes on; the batch is read again.
+                if (done.isCancelled()) {
+                    // Given up by the consumer, with every batch after it: whatever waits for these clients goes on; the batch is read again.
                     written.values().forEach(w -> w.cancel(false));
                 }
             });
             waiting.forEach((client, earlier) -> earlier.whenComplete((v, x) -> ready(client)));
             if (!now.isEmpty()) {
-                attempt(now, 100);
+                try {
+                    attempt(now, 100);
+                } catch (RuntimeException e) {
+                    later(now, 100, e);
+                }
             }
             return done;
-        }
-
-        /**
-         * {@code work} on the writes' own thread: should it throw, the batch fails and its consumer
-         * reads it again, rather than waiting for writes nobody makes any more.
-         */
-        private Runnable guarded(Runnable work) {
-            return () -> {
-                try {
-                    work.run();
-                } catch (RuntimeException e) {
-                    LOG.errorf(e, "storing a batch of DEVICE messages failed");
-                    done.completeExceptionally(e);
-                }
-            };
         }
 
         /** {@code client}'s earlier write finished: its messages here go with the next call. */
@@ -208,7 +198,7 @@ public final class DeviceWrites {
             }
             if (first) {
                 // Off the thread completing the earlier write, so that the clients it frees go in one call.
-                chained.execute(guarded(this::writeReady));
+                chained.execute(this::writeReady);
             }
         }
 
@@ -218,9 +208,29 @@ public final class DeviceWrites {
                 ready.forEach(c -> go.put(c, byClient.get(c)));
                 ready.clear();
             }
-            if (!done.isDone()) {
-                attempt(stillWanted(go), 100);
+            retry(go, 100);
+        }
+
+        /**
+         * Writes what {@code waiting} holds for the clients still wanted. Should that throw (a fault,
+         * not a refusal), it is tried again later all the same: only the consumer gives a batch up,
+         * with every batch after it, so a client's later writes never overtake its earlier ones.
+         */
+        private void retry(Map<String, List<DeviceMessageStore.Incoming>> waiting, long backoff) {
+            if (done.isDone()) {
+                return;
             }
+            try {
+                attempt(stillWanted(waiting), backoff);
+            } catch (RuntimeException e) {
+                later(waiting, backoff, e);
+            }
+        }
+
+        private void later(Map<String, List<DeviceMessageStore.Incoming>> waiting, long backoff, RuntimeException e) {
+            RETRYING.info("storing the messages for %d clients in Redis failed (%s); trying again", waiting.size(), e);
+            CompletableFuture.delayedExecutor(backoff, TimeUnit.MILLISECONDS, chained)
+                    .execute(() -> retry(waiting, Math.min(backoff * 2, 1_000)));
         }
 
         /**
@@ -283,11 +293,8 @@ public final class DeviceWrites {
                 RETRYING.info("storing the messages for %s in Redis failed (%s); trying again",
                         left.size() == 1 ? "1 client" : left.size() + " clients",
                         error == null ? "left out of their calls" : (error.getCause() != null ? error.getCause() : error).toString());
-                CompletableFuture.delayedExecutor(backoff, TimeUnit.MILLISECONDS, chained).execute(guarded(() -> {
-                    if (!done.isDone()) {
-                        attempt(stillWanted(left), Math.min(backoff * 2, 1_000));
-                    }
-                }));
+                CompletableFuture.delayedExecutor(backoff, TimeUnit.MILLISECONDS, chained)
+                        .execute(() -> retry(left, Math.min(backoff * 2, 1_000)));
             });
         }
 

@@ -1,37 +1,54 @@
 package io.tbmq.broker.util;
 
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 import org.jboss.logging.Logger;
 
 /**
- * At most a few lines per second for one kind of event (hostile input must not flood the log);
- * the lines it suppresses are counted and reported with the next line it lets through.
+ * At most a few lines per second (or per window) for one kind of event: hostile input must not
+ * flood the log, nor must a condition that lasts hours; the lines it suppresses are counted and
+ * reported with the next line it lets through.
  */
 public final class RateLimitedLog {
-    private final Logger log;
-    private final int perSecond;
-    private final AtomicLong windowStart = new AtomicLong();
+    private final Consumer<String> out;
+    private final int perWindow;
+    private final long windowMillis;
+    private final LongSupplier clock;
+    private final AtomicLong windowStart = new AtomicLong(Long.MIN_VALUE);
     private final AtomicLong inWindow = new AtomicLong();
     private final AtomicLong suppressed = new AtomicLong();
 
     public RateLimitedLog(Logger log, int perSecond) {
-        this.log = log;
-        this.perSecond = perSecond;
+        this(log, perSecond, Duration.ofSeconds(1));
+    }
+
+    /** At most {@code perWindow} lines in each {@code window}. */
+    public RateLimitedLog(Logger log, int perWindow, Duration window) {
+        this(log::info, perWindow, window, System::currentTimeMillis);
+    }
+
+    RateLimitedLog(Consumer<String> out, int perWindow, Duration window, LongSupplier clock) {
+        this.out = out;
+        this.perWindow = perWindow;
+        this.windowMillis = Math.max(1, window.toMillis());
+        this.clock = clock;
     }
 
     public void info(String format, Object... args) {
-        long now = System.currentTimeMillis() / 1000;
+        long now = clock.getAsLong() / windowMillis;
         long start = windowStart.get();
         if (start != now && windowStart.compareAndSet(start, now)) {
             inWindow.set(0);
         }
-        if (inWindow.incrementAndGet() > perSecond) {
+        if (inWindow.incrementAndGet() > perWindow) {
             suppressed.incrementAndGet();
             return;
         }
         long skipped = suppressed.getAndSet(0);
         String line = String.format(format, args);
-        log.info(skipped > 0 ? line + " (" + skipped + " similar lines suppressed)" : line);
+        out.accept(skipped > 0 ? line + " (" + skipped + " similar lines suppressed)" : line);
     }
 }

@@ -69,10 +69,13 @@ class KafkaClientsTest {
         // A consumer waits that long without polling: no longer than its group lets a member go without.
         assertThatThrownBy(() -> new KafkaClients(config(Optional.empty(), Map.of(), java.time.Duration.ofSeconds(10),
                 java.time.Duration.ofMillis(500), java.time.Duration.ofMinutes(5)), "node-0"))
-                .hasMessage("tbmq.kafka.consumer-batch-timeout must be less than the consumers' max.poll.interval.ms (300000 ms), not PT5M");
+                .hasMessage("tbmq.kafka.consumer-batch-timeout must be at most the consumers' max.poll.interval.ms less 10 s (290000 ms), not PT5M");
         assertThatThrownBy(() -> new KafkaClients(config(Optional.empty(), Map.of("max.poll.interval.ms", "60000"),
-                java.time.Duration.ofSeconds(10), java.time.Duration.ofMillis(500), java.time.Duration.ofSeconds(90)), "node-0"))
-                .hasMessage("tbmq.kafka.consumer-batch-timeout must be less than the consumers' max.poll.interval.ms (60000 ms), not PT1M30S");
+                java.time.Duration.ofSeconds(10), java.time.Duration.ofMillis(500), java.time.Duration.ofSeconds(55)), "node-0"))
+                .hasMessage("tbmq.kafka.consumer-batch-timeout must be at most the consumers' max.poll.interval.ms less 10 s (50000 ms), not PT55S");
+        assertThatThrownBy(() -> new KafkaClients(config(Optional.empty(), Map.of("max.poll.interval.ms", "5m"),
+                java.time.Duration.ofSeconds(10), java.time.Duration.ofMillis(500), java.time.Duration.ofSeconds(30)), "node-0"))
+                .hasMessage("tbmq.kafka.properties.max.poll.interval.ms must be a number of milliseconds, not 5m");
         assertThat(new KafkaClients(config(Optional.empty(), Map.of(), java.time.Duration.ofSeconds(10), java.time.Duration.ofMillis(500),
                 java.time.Duration.ofSeconds(2)), "node-0").batchTimeout()).isEqualTo(java.time.Duration.ofSeconds(2));
     }
