@@ -49,6 +49,7 @@ public final class DeviceWrites {
     private static final Logger LOG = Logger.getLogger(DeviceWrites.class);
     /** A full master refuses for as long as it stays full: hours, perhaps. */
     private static final RateLimitedLog RETRYING = new RateLimitedLog(LOG, 1, java.time.Duration.ofMinutes(1));
+    private static final RateLimitedLog FAULTS = new RateLimitedLog(LOG, 1, java.time.Duration.ofMinutes(1));
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
     /** Copies stored straight from the routing consumer: no tbmq.msg.persisted partition in between. */
     public static final int ROUTED = -1;
@@ -220,15 +221,18 @@ public final class DeviceWrites {
             if (done.isDone()) {
                 return;
             }
+            Map<String, List<DeviceMessageStore.Incoming>> wanted = waiting;
             try {
-                attempt(stillWanted(waiting), backoff);
+                wanted = stillWanted(waiting);
+                attempt(wanted, backoff);
             } catch (RuntimeException e) {
-                later(waiting, backoff, e);
+                later(wanted, backoff, e);
             }
         }
 
+        /** After a fault (a bug, not a refusal): said with its stack trace, and tried again. */
         private void later(Map<String, List<DeviceMessageStore.Incoming>> waiting, long backoff, RuntimeException e) {
-            RETRYING.info("storing the messages for %d clients in Redis failed (%s); trying again", waiting.size(), e);
+            FAULTS.warn(e, "storing the messages for %d clients in Redis failed (%s); trying again", waiting.size(), e);
             CompletableFuture.delayedExecutor(backoff, TimeUnit.MILLISECONDS, chained)
                     .execute(() -> retry(waiting, Math.min(backoff * 2, 1_000)));
         }
@@ -242,6 +246,9 @@ public final class DeviceWrites {
             Map<String, List<DeviceMessageStore.Incoming>> wanted = new LinkedHashMap<>();
             for (Map.Entry<String, List<DeviceMessageStore.Incoming>> e : waited.entrySet()) {
                 String client = e.getKey();
+                if (written.get(client).isDone()) {
+                    continue; // dropped or stored by an attempt before a fault
+                }
                 Target now = locate(client);
                 if (now == null || now.epoch() != targets.get(client).epoch()) {
                     e.getValue().forEach(m -> metrics.dropped("session-gone"));
@@ -290,11 +297,14 @@ public final class DeviceWrites {
                 if (left.isEmpty()) {
                     return;
                 }
-                RETRYING.info("storing the messages for %s in Redis failed (%s); trying again",
-                        left.size() == 1 ? "1 client" : left.size() + " clients",
-                        error == null ? "left out of their calls" : (error.getCause() != null ? error.getCause() : error).toString());
-                CompletableFuture.delayedExecutor(backoff, TimeUnit.MILLISECONDS, chained)
-                        .execute(() -> retry(left, Math.min(backoff * 2, 1_000)));
+                try {
+                    RETRYING.info("storing the messages for %s in Redis failed (%s); trying again",
+                            left.size() == 1 ? "1 client" : left.size() + " clients",
+                            error == null ? "left out of their calls" : (error.getCause() != null ? error.getCause() : error).toString());
+                } finally {
+                    CompletableFuture.delayedExecutor(backoff, TimeUnit.MILLISECONDS, chained)
+                            .execute(() -> retry(left, Math.min(backoff * 2, 1_000)));
+                }
             });
         }
 

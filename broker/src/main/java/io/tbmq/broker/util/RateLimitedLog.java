@@ -13,6 +13,8 @@ import org.jboss.logging.Logger;
  * reported with the next line it lets through.
  */
 public final class RateLimitedLog {
+    /** Where warnings go, with their stack trace; null: to {@link #out} (tests). */
+    private final Logger log;
     private final Consumer<String> out;
     private final int perWindow;
     private final long windowMillis;
@@ -27,10 +29,15 @@ public final class RateLimitedLog {
 
     /** At most {@code perWindow} lines in each {@code window}. */
     public RateLimitedLog(Logger log, int perWindow, Duration window) {
-        this(log::info, perWindow, window, System::currentTimeMillis);
+        this(log, log::info, perWindow, window, System::currentTimeMillis);
     }
 
     RateLimitedLog(Consumer<String> out, int perWindow, Duration window, LongSupplier clock) {
+        this(null, out, perWindow, window, clock);
+    }
+
+    private RateLimitedLog(Logger log, Consumer<String> out, int perWindow, Duration window, LongSupplier clock) {
+        this.log = log;
         this.out = out;
         this.perWindow = perWindow;
         this.windowMillis = Math.max(1, window.toMillis());
@@ -38,6 +45,27 @@ public final class RateLimitedLog {
     }
 
     public void info(String format, Object... args) {
+        String line = admitted(format, args);
+        if (line != null) {
+            out.accept(line);
+        }
+    }
+
+    /** A warning with the stack trace of {@code error}: for a fault, not for a condition that is expected to pass. */
+    public void warn(Throwable error, String format, Object... args) {
+        String line = admitted(format, args);
+        if (line == null) {
+            return;
+        }
+        if (log != null) {
+            log.warn(line, error);
+        } else {
+            out.accept(line);
+        }
+    }
+
+    /** The line to say now, or null when this window has had its lines. */
+    private String admitted(String format, Object... args) {
         long now = clock.getAsLong() / windowMillis;
         long start = windowStart.get();
         if (start != now && windowStart.compareAndSet(start, now)) {
@@ -45,10 +73,10 @@ public final class RateLimitedLog {
         }
         if (inWindow.incrementAndGet() > perWindow) {
             suppressed.incrementAndGet();
-            return;
+            return null;
         }
         long skipped = suppressed.getAndSet(0);
         String line = String.format(format, args);
-        out.accept(skipped > 0 ? line + " (" + skipped + " similar lines suppressed)" : line);
+        return skipped > 0 ? line + " (" + skipped + " similar lines suppressed)" : line;
     }
 }

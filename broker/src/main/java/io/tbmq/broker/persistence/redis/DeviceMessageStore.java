@@ -168,18 +168,28 @@ public final class DeviceMessageStore {
             int messages = 0;
             for (String client : call.getValue()) {
                 if (!chunk.isEmpty() && messages + byClient.get(client).size() > MAX_MESSAGES_PER_CALL) {
-                    futures.add(addCall(call.getKey(), chunk, byClient, connected));
+                    futures.add(tracked(call.getKey(), chunk, byClient, connected));
                     chunk = new ArrayList<>();
                     messages = 0;
                 }
                 chunk.add(client);
                 messages += byClient.get(client).size();
             }
-            futures.add(addCall(call.getKey(), chunk, byClient, connected));
+            futures.add(tracked(call.getKey(), chunk, byClient, connected));
         }
         // The calls are the batch: a poll's writes go out now, not one flush interval later.
         redis.flushNow();
         return futures;
+    }
+
+    /** A call that fails to go out fails its future, rather than the calls before it losing theirs. */
+    private CompletableFuture<Map<String, List<Assigned>>> tracked(Object group, List<String> clients,
+            Map<String, List<Incoming>> byClient, java.util.function.Predicate<String> connected) {
+        try {
+            return addCall(group, clients, byClient, connected);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     private CompletableFuture<Map<String, List<Assigned>>> addCall(Object group, List<String> clients,
