@@ -151,7 +151,8 @@ public class BrokerApplication {
         redis = new RedisConnector(config.redis(), metrics::redisScript);
         new RedisMemory(redis, config.redis().memoryCheckInterval(), byMaster -> metrics.redisMemory(
                 byMaster.entrySet().stream().collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, e -> e.getValue().used())),
-                byMaster.entrySet().stream().collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, e -> e.getValue().max()))))
+                byMaster.entrySet().stream().collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, e -> e.getValue().max())),
+                byMaster.entrySet().stream().collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, e -> e.getValue().evicts()))))
                 .start();
         DeviceMessageStore devices = new DeviceMessageStore(redis, new RedisKeys(config.redis().slotGroups()),
                 config.persistence().deviceMessagesLimit(), config.redis().callsPerMaster());

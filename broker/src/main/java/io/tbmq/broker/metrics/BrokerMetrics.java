@@ -75,6 +75,8 @@ public final class BrokerMetrics {
 
     private final MultiGauge redisMemoryUsed;
     private final MultiGauge redisMemoryMax;
+    private final MultiGauge redisMemoryEvicting;
+    private final java.util.Map<String, AtomicLong> redisMemoryEvictingNow = new java.util.concurrent.ConcurrentHashMap<>();
     private final java.util.Map<String, AtomicLong> redisMemoryUsedNow = new java.util.concurrent.ConcurrentHashMap<>();
     private final java.util.Map<String, AtomicLong> redisMemoryMaxNow = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -106,6 +108,9 @@ public final class BrokerMetrics {
                 .description("memory a Redis master uses, as it counts it against its maxmemory (INFO memory)").register(registry);
         redisMemoryMax = MultiGauge.builder("tbmq.redis.memory.max.bytes")
                 .description("a Redis master's maxmemory (0: none)").register(registry);
+        redisMemoryEvicting = MultiGauge.builder("tbmq.redis.memory.evicting")
+                .description("1 when a Redis master drops keys once full (a maxmemory-policy other than noeviction): stored messages would be lost")
+                .register(registry);
         bytesIn = Counter.builder("tbmq.bytes.in").description("payload bytes received").register(registry);
         bytesOut = Counter.builder("tbmq.bytes.out").description("payload bytes sent").register(registry);
         routed = Counter.builder("tbmq.messages.routed").description("subscriber copies made by routing").register(registry);
@@ -131,15 +136,20 @@ public final class BrokerMetrics {
      * Each Redis master's memory as it last answered, by its address (masters that left drop out).
      * Rows are registered again only when the masters change: a re-registration removes them for a moment.
      */
-    public void redisMemory(java.util.Map<String, Long> usedBytes, java.util.Map<String, Long> maxBytes) {
-        boolean changed = !usedBytes.keySet().equals(redisMemoryUsedNow.keySet()) || !maxBytes.keySet().equals(redisMemoryMaxNow.keySet());
+    public void redisMemory(java.util.Map<String, Long> usedBytes, java.util.Map<String, Long> maxBytes,
+            java.util.Map<String, Boolean> evicting) {
+        boolean changed = !usedBytes.keySet().equals(redisMemoryUsedNow.keySet()) || !maxBytes.keySet().equals(redisMemoryMaxNow.keySet())
+                || !evicting.keySet().equals(redisMemoryEvictingNow.keySet());
         redisMemoryUsedNow.keySet().retainAll(usedBytes.keySet());
         redisMemoryMaxNow.keySet().retainAll(maxBytes.keySet());
+        redisMemoryEvictingNow.keySet().retainAll(evicting.keySet());
         usedBytes.forEach((master, v) -> redisMemoryUsedNow.computeIfAbsent(master, m -> new AtomicLong()).set(v));
         maxBytes.forEach((master, v) -> redisMemoryMaxNow.computeIfAbsent(master, m -> new AtomicLong()).set(v));
+        evicting.forEach((master, v) -> redisMemoryEvictingNow.computeIfAbsent(master, m -> new AtomicLong()).set(v ? 1 : 0));
         if (changed) {
             redisMemoryUsed.register(rows(redisMemoryUsedNow), true);
             redisMemoryMax.register(rows(redisMemoryMaxNow), true);
+            redisMemoryEvicting.register(rows(redisMemoryEvictingNow), true);
         }
     }
 

@@ -125,6 +125,32 @@ class DeviceClusterIT {
                 .lines().anyMatch(l -> l.contains("Redis master " + filling.address() + cleared) && l.endsWith(" now")));
     }
 
+    @Test
+    void aMasterThatWouldDropStoredMessagesOnceFullIsExportedAndLogged() throws Exception {
+        List<RedisNode> masters = it.stack().redisCluster().orElseThrow().nodes();
+        RedisNode cache = masters.get(2);
+        long before = maxmemory(cache);
+        // A cache's settings, as an external Redis service may have them: far from full, but it would evict.
+        RedisCli.command(cache.port(), "CONFIG SET maxmemory 1073741824");
+        RedisCli.command(cache.port(), "CONFIG SET maxmemory-policy volatile-lru");
+        try {
+            Awaitility.await().atMost(20, TimeUnit.SECONDS).ignoreExceptions().untilAsserted(() -> {
+                String metrics = broker.get("/q/metrics");
+                assertThat(gauge(metrics, "tbmq_redis_memory_evicting", cache.address())).isEqualTo(1.0);
+                assertThat(gauge(metrics, "tbmq_redis_memory_evicting", masters.get(0).address())).isZero();
+                assertThat(java.nio.file.Files.readString(broker.log()))
+                        .contains("Redis master " + cache.address() + " evicts keys when it is full (maxmemory-policy volatile-lru)");
+            });
+        } finally {
+            RedisCli.command(cache.port(), "CONFIG SET maxmemory-policy noeviction");
+            RedisCli.command(cache.port(), "CONFIG SET maxmemory " + before);
+        }
+        Awaitility.await().atMost(20, TimeUnit.SECONDS).ignoreExceptions().untilAsserted(() -> {
+            assertThat(gauge(broker.get("/q/metrics"), "tbmq_redis_memory_evicting", cache.address())).isZero();
+            assertThat(java.nio.file.Files.readString(broker.log())).contains("Redis master " + cache.address() + " no longer evicts keys");
+        });
+    }
+
     /** A gauge of one master in a /q/metrics page. */
     private static double gauge(String metrics, String name, String master) {
         for (String line : metrics.split("\n")) {

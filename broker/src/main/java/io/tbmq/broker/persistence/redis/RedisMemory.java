@@ -16,7 +16,9 @@ import org.jboss.logging.Logger;
  * with a maxmemory and noeviction (the operator's Redis) refuses to store more once it is full:
  * the DEVICE sessions whose keys it holds get no new messages, and the routing consumers commit
  * nothing past them. Said in the log as a master fills, and reported for the metrics (and the
- * TbmqRedisMemoryHigh alert) long before that.
+ * TbmqRedisMemoryHigh alert) long before that. A master that would evict keys instead (a
+ * maxmemory-policy other than noeviction, as external Redis services often have) is said too,
+ * since it would drop stored messages silently.
  */
 public final class RedisMemory {
     /** A master going over this share of its maxmemory is logged once... */
@@ -28,13 +30,27 @@ public final class RedisMemory {
     static final int KEPT_FOR_CHECKS = 3;
     private static final Logger LOG = Logger.getLogger(RedisMemory.class);
 
-    /** Memory a master uses as it counts it against maxmemory, and that maxmemory (0: none). */
-    public record Usage(long used, long max) {
+    /** Memory a master uses as it counts it against maxmemory, that maxmemory (0: none), and its maxmemory-policy. */
+    public record Usage(long used, long max, String policy) {
+        public Usage(long used, long max) {
+            this(used, max, NO_EVICTION);
+        }
+
         /** Used of maxmemory; NaN without a maxmemory (Redis then takes what the machine has). */
         public double ratio() {
             return max > 0 ? (double) used / max : Double.NaN;
         }
+
+        /**
+         * Whether it drops keys to make room once full: any policy but noeviction, the volatile-*
+         * ones included, since every stored message has a time to live.
+         */
+        public boolean evicts() {
+            return max > 0 && policy != null && !NO_EVICTION.equals(policy);
+        }
     }
+
+    static final String NO_EVICTION = "noeviction";
 
     private record Reading(Usage usage, long atNanos) {
     }
@@ -51,6 +67,7 @@ public final class RedisMemory {
     /** The last answer of each master, kept on the scheduler's thread. */
     private final Map<String, Reading> readAt = new java.util.HashMap<>();
     private final Set<String> warned = ConcurrentHashMap.newKeySet();
+    private final Set<String> evicting = ConcurrentHashMap.newKeySet();
 
     /** {@code interval} zero: never checked. */
     public RedisMemory(RedisConnector redis, Duration interval, Report report) {
@@ -122,7 +139,17 @@ public final class RedisMemory {
     /** One round's readings: masters no longer listed are forgotten. */
     void update(Map<String, Usage> now) {
         warned.retainAll(now.keySet());
+        evicting.retainAll(now.keySet());
         now.forEach((master, usage) -> {
+            if (usage.evicts() && evicting.add(master)) {
+                // An external Redis's default may well be volatile-lru (a cache's setting).
+                LOG.warnf("Redis master %s evicts keys when it is full (maxmemory-policy %s): it would drop messages stored for "
+                        + "offline DEVICE clients, and their sessions' state, without a word. Set maxmemory-policy noeviction, so "
+                        + "that a full master refuses to store instead (the operator's Redis runs with it)", master, usage.policy());
+            } else if (!usage.evicts() && evicting.remove(master)) {
+                LOG.infof("Redis master %s no longer evicts keys (maxmemory-policy %s, maxmemory %d)", master, usage.policy(),
+                        usage.max());
+            }
             double ratio = usage.ratio();
             if (ratio >= WARN_AT && warned.add(master)) {
                 LOG.warnf("Redis master %s uses %.0f%% of its maxmemory (%.1f of %.1f MiB). Once full it refuses to store messages "
@@ -140,6 +167,11 @@ public final class RedisMemory {
         report.memory(Collections.unmodifiableMap(now));
     }
 
+    /** Whether {@code master} has been said to evict keys, and not yet to have stopped. */
+    boolean evicting(String master) {
+        return evicting.contains(master);
+    }
+
     /** Whether {@code master} has been said to be nearly full and not yet to be under {@link #CLEAR_AT} again. */
     boolean warned(String master) {
         return warned.contains(master);
@@ -153,6 +185,7 @@ public final class RedisMemory {
         Long used = null;
         long notCounted = 0;
         long max = 0;
+        String policy = null;
         for (String line : info.split("\r?\n")) {
             int colon = line.indexOf(':');
             if (colon < 0) {
@@ -165,6 +198,7 @@ public final class RedisMemory {
                     case "used_memory" -> used = Long.parseLong(value);
                     case "mem_not_counted_for_evict" -> notCounted = Long.parseLong(value);
                     case "maxmemory" -> max = Long.parseLong(value);
+                    case "maxmemory_policy" -> policy = value;
                     default -> {
                         // not needed
                     }
@@ -173,6 +207,6 @@ public final class RedisMemory {
                 return null;
             }
         }
-        return used == null ? null : new Usage(Math.max(0, used - notCounted), max);
+        return used == null ? null : new Usage(Math.max(0, used - notCounted), max, policy);
     }
 }

@@ -27,6 +27,24 @@ class RedisMemoryTest {
     }
 
     @Test
+    void aMasterThatWouldDropKeysOnceFullIsToldFromOneThatRefusesToStore() {
+        assertThat(RedisMemory.parse(INFO).evicts()).as("noeviction").isFalse();
+        assertThat(RedisMemory.parse(INFO.replace("noeviction", "allkeys-lru")).evicts()).isTrue();
+        // Every stored message has a time to live: volatile-* policies drop them too.
+        assertThat(RedisMemory.parse(INFO.replace("noeviction", "volatile-lru")).evicts()).isTrue();
+        assertThat(RedisMemory.parse(INFO.replace("noeviction", "allkeys-lru").replace("maxmemory:4194304", "maxmemory:0")).evicts())
+                .as("without a maxmemory nothing is evicted").isFalse();
+        assertThat(RedisMemory.parse("used_memory:100\nmaxmemory:10\n").evicts()).as("no policy said").isFalse();
+
+        RedisMemory memory = new RedisMemory(null, Duration.ZERO, byMaster -> { });
+        memory.update(Map.of("a:1", new RedisMemory.Usage(10, 1000, "allkeys-lru"), "b:2", new RedisMemory.Usage(10, 1000)));
+        assertThat(memory.evicting("a:1")).isTrue();
+        assertThat(memory.evicting("b:2")).isFalse();
+        memory.update(Map.of("a:1", new RedisMemory.Usage(10, 1000, "noeviction")));
+        assertThat(memory.evicting("a:1")).as("set right").isFalse();
+    }
+
+    @Test
     void aMasterFillingUpIsSaidOnceUntilItHasRoomAgainAndMastersThatLeftAreForgotten() {
         List<Map<String, RedisMemory.Usage>> reports = new ArrayList<>();
         RedisMemory memory = new RedisMemory(null, Duration.ZERO, reports::add);
