@@ -144,11 +144,12 @@ public final class BrokerModel {
     private static final String NODE_ID = "TBMQ_NODE_ID";
     private static final String POD_UID = "TBMQ_CLUSTER_POD_UID";
     private static final String CLUSTER_NAME = "TBMQ_CLUSTER_NAME";
-    private static final String REDIS_PASSWORD = "TBMQ_REDIS_PASSWORD";
+    /** Set from {@link #redisPasswordSecret} where there is one, winning over spec.broker.config's. */
+    public static final String REDIS_PASSWORD = "TBMQ_REDIS_PASSWORD";
     /**
      * Broker settings every broker container sets itself, per pod: its explicit variables win over the
      * ConfigMap's, so spec.broker.config cannot set them. (TBMQ_REDIS_PASSWORD too, where the operator
-     * knows a password Secret; a user's value takes any text.)
+     * knows a password Secret.)
      */
     public static final java.util.Set<String> POD_VARIABLES = java.util.Set.of(NODE_ID, POD_UID, CLUSTER_NAME);
 

@@ -100,10 +100,11 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
             io.tbmq.operator.provision.RedisStorage.NOT_EXPANDED, UNKNOWN_SETTINGS);
 
     /** spec.broker.config keys the brokers never see, as the notice {@link #UNKNOWN_SETTINGS}. */
-    static ComponentStatus ignoredSettings(Map<String, String> config, ComponentStatus status) {
+    static ComponentStatus ignoredSettings(Map<String, String> config, boolean redisPasswordSecret, ComponentStatus status) {
         List<String> unknown = io.tbmq.operator.validation.BrokerConfigCheck.unknown(config);
         List<String> setByThePod = io.tbmq.operator.validation.BrokerConfigCheck.setByThePod(config);
-        if (unknown.isEmpty() && setByThePod.isEmpty()) {
+        List<String> password = io.tbmq.operator.validation.BrokerConfigCheck.redisPasswordFromTheSecret(config, redisPasswordSecret);
+        if (unknown.isEmpty() && setByThePod.isEmpty() && password.isEmpty()) {
             return status;
         }
         List<String> why = new java.util.ArrayList<>();
@@ -115,9 +116,15 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
             why.add(String.join(", ", setByThePod) + (setByThePod.size() == 1 ? " is" : " are")
                     + " set by each broker's pod itself (from its name, UID and TbmqCluster)");
         }
+        if (!password.isEmpty()) {
+            // A password in the spec is readable by whoever reads the TbmqCluster: a Secret is the place for it.
+            why.add(String.join(", ", password) + (password.size() == 1 ? " is" : " are")
+                    + " set by each broker's pod from the Redis password Secret (the operator's for a managed Redis,"
+                    + " spec.redis.passwordSecret for an external one)");
+        }
         return status.with(new ComponentStatus.Notice(UNKNOWN_SETTINGS, unknown.isEmpty() ? "SetByThePod" : "NotBrokerSettings",
                 "spec.broker.config: " + String.join("; ", why) + "; the brokers ignore "
-                        + (unknown.size() + setByThePod.size() == 1 ? "it" : "them")));
+                        + (unknown.size() + setByThePod.size() + password.size() == 1 ? "it" : "them")));
     }
 
     /** The operator's settings the reconcile uses. */
@@ -308,7 +315,8 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
                         + " brokers of " + plan.brokerCpuMillis().value() + "m CPU carry about " + plan.brokerCapacity()
                         + " msg/s at the TBMQ paper's 12,500 msg/s per vCPU, below the " + load
                         + " msg/s asked for: raise spec.broker.resources.requests.cpu or spec.overrides.brokers"));
-        brokerStatus = ignoredSettings(resource.getSpec().getBroker().getConfig(), brokerStatus);
+        brokerStatus = ignoredSettings(resource.getSpec().getBroker().getConfig(),
+                io.tbmq.operator.desired.BrokerModel.redisPasswordSecret(resource, names) != null, brokerStatus);
         if (announcedBrokers > 0 && announcedBrokers != plan.brokers().value()) {
             events.normal(resource, "ScalingBrokers", "brokers " + announcedBrokers + " -> " + plan.brokers().value() + " ("
                     + plan.brokers().rule() + ")");

@@ -90,10 +90,21 @@ public final class BrokerConfigCheck {
 
     /** Keys of settings each broker's pod sets itself (its node id, ...): the brokers never see these values. */
     public static List<String> setByThePod(Map<String, String> config) {
+        return keys(config, k -> BrokerModel.POD_VARIABLES.contains(envName(k)));
+    }
+
+    /**
+     * Keys of the Redis password, which each broker's pod sets from the password Secret when there is
+     * one ({@code fromSecret}: a managed Redis, or spec.redis.passwordSecret): the brokers never see these values.
+     */
+    public static List<String> redisPasswordFromTheSecret(Map<String, String> config, boolean fromSecret) {
+        return fromSecret ? keys(config, k -> BrokerModel.REDIS_PASSWORD.equals(envName(k))) : List.of();
+    }
+
+    private static List<String> keys(Map<String, String> config, java.util.function.Predicate<String> which) {
         List<String> out = new ArrayList<>();
         if (config != null) {
-            new TreeMap<>(config).keySet().stream().filter(k -> isBrokerSetting(k) && BrokerModel.POD_VARIABLES.contains(envName(k)))
-                    .forEach(out::add);
+            new TreeMap<>(config).keySet().stream().filter(k -> isBrokerSetting(k) && which.test(k)).forEach(out::add);
         }
         return out;
     }

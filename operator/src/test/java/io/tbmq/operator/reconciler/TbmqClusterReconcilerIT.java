@@ -145,6 +145,8 @@ class TbmqClusterReconcilerIT {
         c.getSpec().getBroker().getConfig().put("tbmq.mqtt.max-packet-size", "lots");
         c.getSpec().getBroker().getConfig().put("tbmq.mqt.max-keep-alive", "60");
         c.getSpec().getBroker().getConfig().put("tbmq.node-id", "");
+        // The managed Redis's password comes from the operator's Secret.
+        c.getSpec().getBroker().getConfig().put("tbmq.redis.password", "in plain sight");
         reconciler.reconcile(c, client);
         Condition degraded = condition(c, Conditions.DEGRADED);
         assertThat(degraded.getStatus()).isEqualTo("True");
@@ -163,11 +165,13 @@ class TbmqClusterReconcilerIT {
         assertThat(unknown.getStatus()).isEqualTo("True");
         assertThat(unknown.getMessage()).isEqualTo("spec.broker.config: tbmq.mqt.max-keep-alive is not a setting of this operator's"
                 + " broker version (docs/configuration.md lists them); tbmq.node-id is set by each broker's pod itself (from its name,"
-                + " UID and TbmqCluster); the brokers ignore them");
+                + " UID and TbmqCluster); tbmq.redis.password is set by each broker's pod from the Redis password Secret (the"
+                + " operator's for a managed Redis, spec.redis.passwordSecret for an external one); the brokers ignore them");
 
         c.getMetadata().setGeneration(4L);
         c.getSpec().getBroker().getConfig().remove("tbmq.mqt.max-keep-alive");
         c.getSpec().getBroker().getConfig().remove("tbmq.node-id");
+        c.getSpec().getBroker().getConfig().remove("tbmq.redis.password");
         reconciler.reconcile(c, client);
         assertThat(c.getStatus().getConditions()).noneMatch(x -> x.getType().equals(TbmqClusterReconciler.UNKNOWN_SETTINGS));
     }

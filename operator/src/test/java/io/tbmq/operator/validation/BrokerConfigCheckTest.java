@@ -162,6 +162,17 @@ class BrokerConfigCheckTest {
     }
 
     @Test
+    void aRedisPasswordInTheConfigIsTheSecretsWhereThereIsOne() {
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("tbmq.redis.password", "in plain sight");
+        config.put("TBMQ_REDIS_MODE", "cluster");
+        assertThat(BrokerConfigCheck.redisPasswordFromTheSecret(config, true)).containsExactly("tbmq.redis.password");
+        assertThat(BrokerConfigCheck.redisPasswordFromTheSecret(config, false)).as("an external Redis without a Secret").isEmpty();
+        assertThat(BrokerConfigCheck.setByThePod(config)).isEmpty();
+        assertThat(check(config)).isEmpty();
+    }
+
+    @Test
     void aLiveSettingInItsOwnSpellingCountsWhereNoOtherSpellingIsGiven() {
         // tbmq.redis.lettuce-batch-size goes to the live settings file, read below the environment.
         Map<String, String> config = new LinkedHashMap<>();
