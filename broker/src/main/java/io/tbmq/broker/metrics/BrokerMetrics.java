@@ -109,7 +109,7 @@ public final class BrokerMetrics {
         redisMemoryMax = MultiGauge.builder("tbmq.redis.memory.max.bytes")
                 .description("a Redis master's maxmemory (0: none)").register(registry);
         redisMemoryEvicting = MultiGauge.builder("tbmq.redis.memory.evicting")
-                .description("1 when a Redis master drops keys once full (a maxmemory-policy other than noeviction): stored messages would be lost")
+                .description("1 when a Redis master drops keys once full (a maxmemory-policy other than noeviction): stored messages would be lost silently")
                 .register(registry);
         bytesIn = Counter.builder("tbmq.bytes.in").description("payload bytes received").register(registry);
         bytesOut = Counter.builder("tbmq.bytes.out").description("payload bytes sent").register(registry);

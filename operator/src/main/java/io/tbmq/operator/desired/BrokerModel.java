@@ -62,9 +62,15 @@ public final class BrokerModel {
     }
 
     public static ConfigMap config(TbmqCluster owner, Names names, Map<String, String> properties) {
+        Map<String, String> env = BrokerSettings.environment(properties);
+        if (redisPasswordSecret(owner, names) != null) {
+            // The pod's own variable, from the Secret, wins: a copy from spec.broker.config would only
+            // be a password in plain text in a ConfigMap, and roll the brokers for nothing when edited.
+            env.remove(REDIS_PASSWORD);
+        }
         return new ConfigMapBuilder()
                 .withMetadata(Owners.meta(owner, names.brokerConfig(), COMPONENT).build())
-                .withData(BrokerSettings.environment(properties))
+                .withData(env)
                 .build();
     }
 

@@ -205,6 +205,19 @@ class DesiredObjectsTest {
     }
 
     @Test
+    void aRedisPasswordInTheSpecIsLeftOutOfTheConfigMapWhereASecretHoldsIt() {
+        TbmqCluster c = Samples.load("tbmq-external.yaml", "iot");
+        Plan plan = SizingModel.plan(c.getSpec());
+        Names names = new Names(c.getMetadata().getName(), "iot");
+        c.getSpec().getBroker().getConfig().put("tbmq.redis.password", "in plain sight");
+        assertThat(BrokerModel.config(c, names, BrokerSettings.properties(c, plan, names)).getData())
+                .as("the pod sets it from spec.redis.passwordSecret").doesNotContainKey("TBMQ_REDIS_PASSWORD");
+        c.getSpec().getRedis().setPasswordSecret(null);
+        assertThat(BrokerModel.config(c, names, BrokerSettings.properties(c, plan, names)).getData())
+                .as("an external Redis without a Secret: the only place it is given").containsEntry("TBMQ_REDIS_PASSWORD", "in plain sight");
+    }
+
+    @Test
     void eachBrokerKnowsItsPodSoThatAContainerRestartedInItNeedNotWaitForItsPredecessor() {
         TbmqCluster c = Samples.load("tbmq-p2p-200k.yaml", "iot");
         Names names = new Names(c.getMetadata().getName(), "iot");

@@ -144,11 +144,12 @@ public final class RedisMemory {
             if (usage.evicts() && evicting.add(master)) {
                 // An external Redis's default may well be volatile-lru (a cache's setting).
                 LOG.warnf("Redis master %s evicts keys when it is full (maxmemory-policy %s): it would drop messages stored for "
-                        + "offline DEVICE clients, and their sessions' state, without a word. Set maxmemory-policy noeviction, so "
-                        + "that a full master refuses to store instead (the operator's Redis runs with it)", master, usage.policy());
+                        + "offline DEVICE clients (with an allkeys-* policy their sessions' state too) without a word. Set "
+                        + "maxmemory-policy noeviction, so that a full master refuses to store instead (the operator's Redis runs with it)",
+                        master, usage.policy());
             } else if (!usage.evicts() && evicting.remove(master)) {
-                LOG.infof("Redis master %s no longer evicts keys (maxmemory-policy %s, maxmemory %d)", master, usage.policy(),
-                        usage.max());
+                LOG.infof("Redis master %s no longer evicts keys (%s)", master, usage.max() == 0 ? "no maxmemory"
+                        : "maxmemory-policy " + (usage.policy() == null ? "not said" : usage.policy()));
             }
             double ratio = usage.ratio();
             if (ratio >= WARN_AT && warned.add(master)) {
