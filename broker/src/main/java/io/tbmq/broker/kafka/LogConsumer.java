@@ -62,7 +62,9 @@ import io.tbmq.broker.util.RateLimitedLog;
  * leaves the group. Those hand-over commits are marked as such, so the next owner knows whether
  * its predecessor left cleanly; if not (a crash, or a member the group expelled), the records up to
  * the partition's end at assignment may have been processed already, and the handler is told
- * ({@link Replays}) so that redelivered copies carry DUP.
+ * ({@link Replays}) so that redelivered copies carry DUP. The first member to read a partition
+ * commits a start marker before processing any of it, so a partition without any commit was never
+ * read: a new cluster's first messages, or those of a partition just added, are not marked.
  */
 public final class LogConsumer implements Runnable {
     private static final Logger LOG = Logger.getLogger(LogConsumer.class);
@@ -80,6 +82,8 @@ public final class LogConsumer implements Runnable {
 
     /** Commit metadata of a hand-over: everything before the offset was processed, nothing after it. */
     static final String HANDED_OVER = "handed-over";
+    /** Commit metadata of the first member to read a partition: it may process records from here on. */
+    static final String STARTED = "started";
 
     private final Supplier<Consumer<byte[], byte[]>> factory;
     private final String topic;
@@ -333,17 +337,31 @@ public final class LogConsumer implements Runnable {
 
     /**
      * A partition whose last commit is not a hand-over was left by a member that crashed or was
-     * expelled: it may have processed records after that commit, up to the partition's end now.
+     * expelled: it may have processed records after that commit, up to the partition's end now. A
+     * partition without any commit was read by nobody, unless its offsets expired (a group empty for
+     * Kafka's offsets retention) and retention removed records since: then it is treated as left by
+     * a crash. The first reader of a never-read partition marks it {@link #STARTED}.
      */
     private void findReplays(Consumer<byte[], byte[]> c, Collection<TopicPartition> partitions) {
         try {
             Map<TopicPartition, OffsetAndMetadata> committed = c.committed(new HashSet<>(partitions), COMMIT_TIMEOUT);
             List<TopicPartition> unclean = new ArrayList<>();
+            List<TopicPartition> neverCommitted = new ArrayList<>();
             for (TopicPartition tp : partitions) {
                 OffsetAndMetadata last = committed.get(tp);
-                if (last == null || !HANDED_OVER.equals(last.metadata())) {
+                if (last == null) {
+                    neverCommitted.add(tp);
+                } else if (!HANDED_OVER.equals(last.metadata())) {
                     unclean.add(tp);
                 }
+            }
+            if (!neverCommitted.isEmpty()) {
+                c.beginningOffsets(neverCommitted, COMMIT_TIMEOUT).forEach((tp, start) -> {
+                    if (start != null && start > 0) {
+                        unclean.add(tp);
+                    }
+                });
+                markStarted(c, neverCommitted);
             }
             if (unclean.isEmpty()) {
                 return;
@@ -366,6 +384,35 @@ public final class LogConsumer implements Runnable {
             LOG.warnf("consumer of %s could not read the committed offsets of %s (%s): possible redeliveries are not marked DUP",
                     topic, partitions, e.toString());
         }
+    }
+
+    /**
+     * Commits {@link #STARTED} where this member starts reading {@code partitions}, before it
+     * processes any of their records: should it crash before its first commit, its successor finds
+     * the marker, not "never read", and marks what it reads again as possible replays.
+     */
+    private void markStarted(Consumer<byte[], byte[]> c, List<TopicPartition> partitions) {
+        Map<TopicPartition, OffsetAndMetadata> markers = new HashMap<>();
+        RuntimeException last = null;
+        for (int attempt = 0; attempt < HAND_OVER_ATTEMPTS; attempt++) {
+            try {
+                for (TopicPartition tp : partitions) {
+                    markers.computeIfAbsent(tp, k -> new OffsetAndMetadata(c.position(k, COMMIT_TIMEOUT), STARTED));
+                }
+                c.commitSync(markers, COMMIT_TIMEOUT);
+                return;
+            } catch (RebalanceInProgressException e) {
+                last = e;
+                sleep(100);
+            } catch (WakeupException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                last = e;
+                break;
+            }
+        }
+        LOG.warnf("consumer of %s could not mark %s as read (%s): should this member stop without committing, the next owner"
+                + " does not mark its redeliveries DUP", topic, partitions, String.valueOf(last));
     }
 
     /** Hands a polled batch to the handler; it is done when its future completes. */

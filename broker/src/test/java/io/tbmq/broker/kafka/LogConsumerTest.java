@@ -70,7 +70,7 @@ class LogConsumerTest {
         });
         awaitHandled(7);
         // Another node joins: the partition moves while every commit so far was refused.
-        assertThat(group).as("no async commit got through").isEmpty();
+        assertThat(progress()).as("no async commit got through").isEmpty();
         first.step(() -> first.rebalance(List.of()));
         routing.stop();
 
@@ -136,7 +136,6 @@ class LogConsumerTest {
     void aRevocationRefusedWhileTheGroupCompletesAnotherRebalanceIsRetried() throws Exception {
         Member first = new Member();
         first.refuseAsyncCommits = true;
-        first.refuseSyncCommits = 3;
         LogConsumer routing = start(first, Duration.ZERO);
         first.step(() -> {
             first.rebalance(List.of(P0, P1));
@@ -144,10 +143,11 @@ class LogConsumerTest {
             records(first, P1, 0, 2);
         });
         awaitHandled(6);
+        first.refuseSyncCommits = 3;
         // Cooperative: only P1 moves; P0 stays and its offsets stay owed until a commit succeeds.
         first.step(() -> first.rebalance(List.of(P0)));
         Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() -> group.containsKey(P1));
-        assertThat(group).containsEntry(P1, handedOver(2)).doesNotContainKey(P0);
+        assertThat(progress()).containsEntry(P1, handedOver(2)).doesNotContainKey(P0);
         first.refuseAsyncCommits = false;
         first.step(() -> records(first, P0, 4, 5));
         Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() -> new OffsetAndMetadata(5).equals(group.get(P0)));
@@ -169,7 +169,7 @@ class LogConsumerTest {
         routing.stop();
         threads.get(0).join(5_000);
         assertThat(first.commitsWhileLosing).as("no commit tried for partitions another member owns").isZero();
-        assertThat(group).as("nothing committed for a partition this member no longer owned").isEmpty();
+        assertThat(progress()).as("nothing committed for a partition this member no longer owned").isEmpty();
     }
 
     @Test
@@ -187,6 +187,67 @@ class LogConsumerTest {
         assertThat(handled).containsExactly("0@3", "0@4", "0@5", "0@6", "0@7", "0@8", "0@9", "0@10", "0@11");
         assertThat(replayed).as("possibly delivered before the crash: their copies carry DUP")
                 .containsExactly("0@3", "0@4", "0@5", "0@6", "0@7", "0@8", "0@9");
+    }
+
+    @Test
+    void theFirstReaderOfAPartitionTreatsNothingAsAReplayAndMarksItRead() throws Exception {
+        // A new cluster: producers wrote 10 records before any member of the group read the partition.
+        Member first = new Member();
+        first.updateEndOffsets(Map.of(P0, 10L, P1, 0L));
+        start(first, Duration.ofHours(1));
+        first.step(() -> {
+            first.rebalance(List.of(P0, P1));
+            records(first, P0, 0, 12);
+        });
+        awaitHandled(12);
+        assertThat(replayed).as("never delivered before: no copy carries DUP").isEmpty();
+        assertThat(group).as("marked before any record was processed")
+                .containsEntry(P0, new OffsetAndMetadata(0, LogConsumer.STARTED))
+                .containsEntry(P1, new OffsetAndMetadata(0, LogConsumer.STARTED));
+    }
+
+    @Test
+    void theSuccessorOfAMemberThatCrashedBeforeItsFirstCommitTreatsWhatItReadAsReplays() throws Exception {
+        Member first = new Member();
+        first.refuseAsyncCommits = true;
+        LogConsumer routing = start(first, Duration.ZERO);
+        first.step(() -> {
+            first.rebalance(List.of(P0));
+            records(first, P0, 0, 5);
+        });
+        awaitHandled(5);
+        // Expelled before any of its commits got through: only the start marker is left behind.
+        first.step(() -> first.lose(List.of(P0)));
+        routing.stop();
+        threads.get(0).join(5_000);
+        assertThat(group).containsExactly(Map.entry(P0, new OffsetAndMetadata(0, LogConsumer.STARTED)));
+
+        Member next = successor();
+        next.updateEndOffsets(Map.of(P0, 5L));
+        start(next, Duration.ZERO);
+        next.step(() -> {
+            next.rebalance(List.of(P0));
+            records(next, P0, 0, 7);
+        });
+        awaitHandled(12);
+        assertThat(replayed).as("possibly delivered by the crashed member: their copies carry DUP")
+                .containsExactly("0@0", "0@1", "0@2", "0@3", "0@4");
+    }
+
+    @Test
+    void aPartitionWhoseCommitsExpiredAfterRetentionRemovedRecordsIsTreatedAsLeftByACrash() throws Exception {
+        // The group was empty longer than Kafka keeps its offsets, and retention removed records 0-3 meanwhile.
+        Member next = successor();
+        next.updateBeginningOffsets(Map.of(P0, 4L));
+        next.updateEndOffsets(Map.of(P0, 8L));
+        start(next, Duration.ofHours(1));
+        next.step(() -> {
+            next.rebalance(List.of(P0));
+            records(next, P0, 4, 9);
+        });
+        awaitHandled(5);
+        assertThat(replayed).containsExactly("0@4", "0@5", "0@6", "0@7");
+        assertThat(group).containsEntry(P0, new OffsetAndMetadata(4, LogConsumer.STARTED));
     }
 
     @Test
@@ -229,7 +290,7 @@ class LogConsumerTest {
         assertThat(handled).as("read on past the batch waiting for the store").containsExactlyElementsOf(
                 List.of("0@0", "0@1", "0@2", "1@0", "1@1", "1@2", "1@3", "0@3", "0@4"));
         first.step(() -> { });
-        assertThat(group).as("nothing committed past the oldest unfinished batch").isEmpty();
+        assertThat(progress()).as("nothing committed past the oldest unfinished batch").isEmpty();
 
         held.complete(null);
         Awaitility.await().atMost(5, TimeUnit.SECONDS)
@@ -320,7 +381,7 @@ class LogConsumerTest {
         awaitHandled(6);
         assertThat(stored).as("still being written, not given up at 300 ms").isNotDone();
         assertThat(replayed).as("nothing read again, so no copy goes out twice").isEmpty();
-        assertThat(group).as("nothing committed past the batch waiting for the store").isEmpty();
+        assertThat(progress()).as("nothing committed past the batch waiting for the store").isEmpty();
 
         stored.complete(null);
         Awaitility.await().atMost(5, TimeUnit.SECONDS)
@@ -554,6 +615,13 @@ class LogConsumerTest {
         threads.add(t);
         t.start();
         return consumer;
+    }
+
+    /** The committed offsets that record progress: the group's, less the first readers' start markers. */
+    private Map<TopicPartition, OffsetAndMetadata> progress() {
+        Map<TopicPartition, OffsetAndMetadata> progress = new HashMap<>(group);
+        progress.values().removeIf(o -> LogConsumer.STARTED.equals(o.metadata()));
+        return progress;
     }
 
     /** The partition's next owner: it starts where the group's committed offsets say. */
