@@ -122,6 +122,17 @@ public final class KafkaBackbone implements AutoCloseable {
         return sum;
     }
 
+    /** The longest any of the node's consumers of {@code topic} has waited without a batch finishing, in seconds. */
+    public double stalledSeconds(String topic) {
+        double longest = 0;
+        for (LogConsumer c : consumers) {
+            if (c.topic().equals(topic)) {
+                longest = Math.max(longest, c.stalledSeconds());
+            }
+        }
+        return longest;
+    }
+
     /** Starts {@code count} threads consuming {@code topic} in group {@code group}. */
     public void consume(String name, KafkaClients clients, String group, String topic, int count, BatchHandler handler,
             Duration handlerTimeout) {

@@ -10,6 +10,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -69,6 +70,9 @@ import io.tbmq.broker.util.RateLimitedLog;
 public final class LogConsumer implements Runnable {
     private static final Logger LOG = Logger.getLogger(LogConsumer.class);
     private static final RateLimitedLog RETRIES = new RateLimitedLog(LOG, 1);
+    private static final RateLimitedLog CHECKS = new RateLimitedLog(LOG, 1, Duration.ofMinutes(1));
+    /** How often partitions whose hand-over could not be looked up are looked up again. */
+    private static final long CHECK_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** Records older than this when polled, or a batch slower than this to process, are reported. */
     private static final long SLOW_MILLIS = 2_000;
     /** A group completing another rebalance refuses commits for a moment; a revocation waits this long at most. */
@@ -110,6 +114,12 @@ public final class LogConsumer implements Runnable {
     private final UncommittedOffsets uncommitted = new UncommittedOffsets();
     /** Per partition, the end of a crashed predecessor's possible progress: records before it may be replays. */
     private final Map<Integer, Long> replayEnds = new HashMap<>();
+    /**
+     * Assigned partitions whose hand-over could not be looked up yet (the group coordinator did not
+     * answer): paused until it can be, since what they replay is not known. Consumer thread only.
+     */
+    private final Set<TopicPartition> unchecked = new HashSet<>();
+    private long nextCheck;
     private final Replays replays = (partition, offset) -> {
         Long end = replayEnds.get(partition);
         return end != null && offset < end;
@@ -121,6 +131,11 @@ public final class LogConsumer implements Runnable {
     /** Records behind the partitions' ends, summed over this consumer's partitions (metric {@code tbmq_kafka_consumer_lag}). */
     private volatile long lag;
     private long lagMeasured;
+    /**
+     * Since when (nanoTime) records handed to the handler have waited without any batch finishing,
+     * read again or not; 0 while nothing waits (metric {@code tbmq_kafka_consumer_stalled_seconds}).
+     */
+    private volatile long stalledSince;
     /** Where a message waits when deliveries stall: in Kafka before this consumer, or in the handler. */
     private final RateLimitedLog slow = new RateLimitedLog(LOG, 1);
 
@@ -179,6 +194,7 @@ public final class LogConsumer implements Runnable {
             c.subscribe(List.of(topic), new HandOver(c));
             while (running) {
                 ConsumerRecords<byte[], byte[]> records = c.poll(nextPoll);
+                checkAgain(c);
                 rest(c, records.isEmpty());
                 measureLag(c);
                 if (!records.isEmpty()) {
@@ -204,6 +220,7 @@ public final class LogConsumer implements Runnable {
                 commitBeforeHandOver(c, c.assignment(), "leaving the group");
                 cancelInFlight();
             }
+            stalledSince = 0;
             // A node that stops on purpose leaves the group at once, so its partitions move now;
             // otherwise static membership would keep them unassigned until the session timeout.
             c.close(CloseOptions.groupMembershipOperation(running ? CloseOptions.GroupMembershipOperation.DEFAULT
@@ -220,12 +237,12 @@ public final class LogConsumer implements Runnable {
         boolean mayRest = rest.mayRest().getAsBoolean();
         if (resting) {
             if (!mayRest) {
-                c.resume(c.paused());
+                c.resume(checked(c.paused()));
                 resting = false;
                 quietPolls = 0;
             } else if (System.nanoTime() - restingSince >= rest.look().toNanos()) {
                 // One short poll; if it finds nothing, the consumer rests again at once.
-                c.resume(c.paused());
+                c.resume(checked(c.paused()));
                 resting = false;
                 quietPolls = QUIET_POLLS_BEFORE_REST - 1;
                 nextPoll = LOOK_POLL;
@@ -254,6 +271,16 @@ public final class LogConsumer implements Runnable {
 
     public long lag() {
         return lag;
+    }
+
+    /**
+     * Seconds the records handed to the handler have waited without any batch finishing: a Redis
+     * master that stays full or unreachable, or a write that keeps failing, holds its partitions up
+     * while the lag may stay small. 0 while nothing waits.
+     */
+    public double stalledSeconds() {
+        long since = stalledSince;
+        return since == 0 ? 0 : (System.nanoTime() - since) / 1e9;
     }
 
     /** Once a second, from what the last fetches said about the partitions' ends (no request of its own). */
@@ -310,7 +337,7 @@ public final class LogConsumer implements Runnable {
                 // Which node reads which partition, and since when: what a pause during a rebalance is traced by.
                 LOG.infof("consumer of %s now reads partitions %s", topic,
                         c.assignment().stream().map(TopicPartition::partition).sorted().toList());
-                findReplays(c, partitions);
+                check(c, partitions);
             }
         }
 
@@ -332,57 +359,97 @@ public final class LogConsumer implements Runnable {
 
     private void forget(Collection<TopicPartition> partitions) {
         uncommitted.forget(partitions);
+        unchecked.removeAll(partitions);
         partitions.forEach(tp -> replayEnds.remove(tp.partition()));
+    }
+
+    /**
+     * Looks up how {@code partitions} were handed over ({@link #findReplays}) before any of their
+     * records is processed; if the group coordinator does not answer, they stay paused and are looked
+     * up again about once a second: processed meanwhile, redeliveries would go out without DUP, or a
+     * never-read partition without its start marker.
+     */
+    private void check(Consumer<byte[], byte[]> c, Collection<TopicPartition> partitions) {
+        try {
+            findReplays(c, partitions);
+        } catch (WakeupException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            unchecked.addAll(partitions);
+            c.pause(partitions);
+            nextCheck = System.nanoTime() + CHECK_RETRY_NANOS;
+            CHECKS.warn(null, "consumer of %s cannot look up how %s were handed over (%s): they are not read until it can",
+                    topic, partitions, e.toString());
+            return;
+        }
+        if (unchecked.removeAll(partitions) && !held && !resting) {
+            c.resume(partitions);
+        }
+    }
+
+    private void checkAgain(Consumer<byte[], byte[]> c) {
+        if (unchecked.isEmpty() || System.nanoTime() < nextCheck) {
+            return;
+        }
+        unchecked.retainAll(c.assignment());
+        if (!unchecked.isEmpty()) {
+            check(c, List.copyOf(unchecked));
+        }
+    }
+
+    /** {@code partitions} less those not looked up yet. */
+    private Collection<TopicPartition> checked(Collection<TopicPartition> partitions) {
+        Collection<TopicPartition> checked = new HashSet<>(partitions);
+        checked.removeAll(unchecked);
+        return checked;
     }
 
     /**
      * A partition whose last commit is not a hand-over was left by a member that crashed or was
      * expelled: it may have processed records after that commit, up to the partition's end now. A
-     * partition without any commit was read by nobody, unless its offsets expired (a group empty for
-     * Kafka's offsets retention) and retention removed records since: then it is treated as left by
-     * a crash. The first reader of a never-read partition marks it {@link #STARTED}.
+     * partition without any commit was read by nobody, unless its log no longer starts at 0
+     * (retention or a deletion removed records): its offsets may have expired (a group empty for
+     * Kafka's offsets retention), so it is treated as left by a crash. The first reader of a
+     * partition without a commit marks it {@link #STARTED} before reading it. Throws, having changed
+     * nothing, when Kafka does not answer.
      */
     private void findReplays(Consumer<byte[], byte[]> c, Collection<TopicPartition> partitions) {
-        try {
-            Map<TopicPartition, OffsetAndMetadata> committed = c.committed(new HashSet<>(partitions), COMMIT_TIMEOUT);
-            List<TopicPartition> unclean = new ArrayList<>();
-            List<TopicPartition> neverCommitted = new ArrayList<>();
-            for (TopicPartition tp : partitions) {
-                OffsetAndMetadata last = committed.get(tp);
-                if (last == null) {
-                    neverCommitted.add(tp);
-                } else if (!HANDED_OVER.equals(last.metadata())) {
+        Map<TopicPartition, OffsetAndMetadata> committed = c.committed(new HashSet<>(partitions), COMMIT_TIMEOUT);
+        List<TopicPartition> unclean = new ArrayList<>();
+        List<TopicPartition> neverCommitted = new ArrayList<>();
+        for (TopicPartition tp : partitions) {
+            OffsetAndMetadata last = committed.get(tp);
+            if (last == null) {
+                neverCommitted.add(tp);
+            } else if (!HANDED_OVER.equals(last.metadata())) {
+                unclean.add(tp);
+            }
+        }
+        if (!neverCommitted.isEmpty()) {
+            c.beginningOffsets(neverCommitted, COMMIT_TIMEOUT).forEach((tp, start) -> {
+                if (start == null || start > 0) {
                     unclean.add(tp);
                 }
-            }
-            if (!neverCommitted.isEmpty()) {
-                c.beginningOffsets(neverCommitted, COMMIT_TIMEOUT).forEach((tp, start) -> {
-                    if (start != null && start > 0) {
-                        unclean.add(tp);
-                    }
-                });
-                markStarted(c, neverCommitted);
-            }
-            if (unclean.isEmpty()) {
-                return;
-            }
+            });
+        }
+        Map<Integer, Long> found = new HashMap<>();
+        if (!unclean.isEmpty()) {
             Map<TopicPartition, Long> ends = c.endOffsets(unclean, COMMIT_TIMEOUT);
             for (TopicPartition tp : unclean) {
                 OffsetAndMetadata last = committed.get(tp);
                 Long end = ends.get(tp);
                 if (end != null && end > (last == null ? 0 : last.offset())) {
-                    replayEnds.put(tp.partition(), end);
+                    found.put(tp.partition(), end);
                 }
             }
-            if (!replayEnds.isEmpty()) {
-                LOG.infof("consumer of %s took over partitions without a clean hand-over; records before %s may be redelivered (DUP)",
-                        topic, replayEnds);
-            }
-        } catch (WakeupException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            LOG.warnf("consumer of %s could not read the committed offsets of %s (%s): possible redeliveries are not marked DUP",
-                    topic, partitions, e.toString());
+        }
+        if (!neverCommitted.isEmpty()) {
+            markStarted(c, neverCommitted);
+        }
+        if (!found.isEmpty()) {
+            replayEnds.putAll(found);
+            LOG.infof("consumer of %s took over partitions without a clean hand-over; records before %s may be redelivered (DUP)",
+                    topic, found);
         }
     }
 
@@ -393,26 +460,10 @@ public final class LogConsumer implements Runnable {
      */
     private void markStarted(Consumer<byte[], byte[]> c, List<TopicPartition> partitions) {
         Map<TopicPartition, OffsetAndMetadata> markers = new HashMap<>();
-        RuntimeException last = null;
-        for (int attempt = 0; attempt < HAND_OVER_ATTEMPTS; attempt++) {
-            try {
-                for (TopicPartition tp : partitions) {
-                    markers.computeIfAbsent(tp, k -> new OffsetAndMetadata(c.position(k, COMMIT_TIMEOUT), STARTED));
-                }
-                c.commitSync(markers, COMMIT_TIMEOUT);
-                return;
-            } catch (RebalanceInProgressException e) {
-                last = e;
-                sleep(100);
-            } catch (WakeupException e) {
-                throw e;
-            } catch (RuntimeException e) {
-                last = e;
-                break;
-            }
+        for (TopicPartition tp : partitions) {
+            markers.put(tp, new OffsetAndMetadata(c.position(tp, COMMIT_TIMEOUT), STARTED));
         }
-        LOG.warnf("consumer of %s could not mark %s as read (%s): should this member stop without committing, the next owner"
-                + " does not mark its redeliveries DUP", topic, partitions, String.valueOf(last));
+        c.commitSync(markers, COMMIT_TIMEOUT);
     }
 
     /** Hands a polled batch to the handler; it is done when its future completes. */
@@ -428,7 +479,11 @@ public final class LogConsumer implements Runnable {
         } catch (RuntimeException e) {
             outcome = Outcome.of(CompletableFuture.failedFuture(e));
         }
-        inFlight.addLast(new InFlight(offsets, records.count(), System.nanoTime(), outcome.sent(), outcome.done()));
+        long now = System.nanoTime();
+        if (stalledSince == 0) {
+            stalledSince = now;
+        }
+        inFlight.addLast(new InFlight(offsets, records.count(), now, outcome.sent(), outcome.done()));
         inFlightRecords += records.count();
     }
 
@@ -548,7 +603,7 @@ public final class LogConsumer implements Runnable {
         if (held) {
             held = false;
             // Only what is still assigned: resuming a partition that went elsewhere throws.
-            Collection<TopicPartition> paused = new HashSet<>(c.paused());
+            Collection<TopicPartition> paused = checked(c.paused());
             paused.retainAll(c.assignment());
             c.resume(paused);
         }
@@ -608,6 +663,7 @@ public final class LogConsumer implements Runnable {
                 replayEnds.computeIfPresent(tp.partition(), (k, end) -> next >= end ? null : end);
             });
             retryBackoff = 100;
+            stalledSince = inFlight.isEmpty() ? 0 : System.nanoTime();
         }
     }
 
@@ -634,6 +690,10 @@ public final class LogConsumer implements Runnable {
                 replayEnds.merge(tp.partition(), range[1], Math::max);
             }
         });
+        if (span.keySet().stream().noneMatch(assigned::contains)) {
+            // Nothing is read again here: what waited is another member's now.
+            stalledSince = 0;
+        }
         RETRIES.info("%d records from %s not processed (%s); reading them again from %s", records, topic, why,
                 span.entrySet().stream().map(e -> e.getKey().partition() + "@" + e.getValue()[0]).sorted().toList());
         if (pause) {
@@ -704,7 +764,9 @@ public final class LogConsumer implements Runnable {
      * after a wakeup from {@link #stop()} (the wakeup is spent by then). Positions are exactly what
      * was processed here once nothing is in flight (a failed batch was sought back to its start); a
      * partition with a batch still unfinished is committed up to that batch and not marked, so its
-     * next owner treats what follows as possible replays.
+     * next owner treats what follows as possible replays, and so is one this member has not yet
+     * read up to the end of its predecessor's possible replays. A partition whose hand-over was
+     * never looked up ({@link #unchecked}) was not read here: its commit stays as it was.
      */
     private void commitBeforeHandOver(Consumer<byte[], byte[]> c, Collection<TopicPartition> partitions, String why) {
         if (partitions.isEmpty()) {
@@ -716,9 +778,14 @@ public final class LogConsumer implements Runnable {
         for (int attempt = 0; attempt < HAND_OVER_ATTEMPTS; attempt++) {
             try {
                 for (TopicPartition tp : partitions) {
+                    if (unchecked.contains(tp)) {
+                        continue;
+                    }
                     Long unfinished = firstInFlight(tp);
-                    offsets.computeIfAbsent(tp, k -> unfinished != null ? new OffsetAndMetadata(unfinished)
-                            : new OffsetAndMetadata(c.position(k, COMMIT_TIMEOUT), HANDED_OVER));
+                    offsets.computeIfAbsent(tp, k -> unfinished != null ? new OffsetAndMetadata(unfinished) : handOver(c, k));
+                }
+                if (offsets.isEmpty()) {
+                    return;
                 }
                 c.commitSync(offsets, COMMIT_TIMEOUT);
                 uncommitted.committed(offsets);
@@ -739,6 +806,13 @@ public final class LogConsumer implements Runnable {
         }
         LOG.warnf("consumer of %s could not commit %s before %s (%s): the next owner processes records since the last commit again",
                 topic, offsets.isEmpty() ? uncommitted.toCommit(partitions) : offsets, why, String.valueOf(last));
+    }
+
+    /** Where this member got to in {@code tp}, marked a hand-over unless records its predecessor may have processed lie ahead. */
+    private OffsetAndMetadata handOver(Consumer<byte[], byte[]> c, TopicPartition tp) {
+        long position = c.position(tp, COMMIT_TIMEOUT);
+        Long replayEnd = replayEnds.get(tp.partition());
+        return replayEnd != null && position < replayEnd ? new OffsetAndMetadata(position) : new OffsetAndMetadata(position, HANDED_OVER);
     }
 
     private static void sleep(long millis) {

@@ -102,6 +102,8 @@ class StoreDownIT {
             }
             assertThat(got).as("each once, while the DEVICE copies wait for the full master").containsExactly("m0", "m1", "m2", "m3", "m4");
             assertThat(java.nio.file.Files.readString(broker.log())).contains("waits for the store after 2000 ms");
+            assertThat(stalledSeconds(broker, "msg.all")).as("what an operator sees: how long the routing consumer has waited")
+                    .isGreaterThan(5.0);
         } finally {
             RedisCli.command(redis, "CONFIG SET maxmemory 0");
             memory.close();
@@ -119,9 +121,16 @@ class StoreDownIT {
                 back.ack(MqttMessageType.PUBACK, r.packetId());
             }
             assertThat(back.nextPublish(1_000)).as("each once").isNull();
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> stalledSeconds(broker, "msg.all") == 0);
         } finally {
             back.close();
         }
+    }
+
+    /** tbmq_kafka_consumer_stalled_seconds of the topic whose name ends with {@code topic}. */
+    private static double stalledSeconds(BrokerNode broker, String topic) {
+        return broker.get("/q/metrics").lines().filter(l -> l.startsWith("tbmq_kafka_consumer_stalled_seconds{") && l.contains(topic + "\""))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).max().orElseThrow();
     }
 
     /** The value of the series whose line starts with {@code series}, summed over label sets (0 when absent). */

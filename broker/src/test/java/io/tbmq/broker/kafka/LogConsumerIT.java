@@ -14,6 +14,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -126,6 +127,9 @@ class LogConsumerIT {
             c.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
             c.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
             c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+            // As the broker's consumers are (KafkaClients.consumer): cooperative, with static membership.
+            c.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
+            c.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, group + "-member");
             consumer = new LogConsumer(c, topic, (records, replays) -> {
                 for (LogRecord r : records) {
                     handled.add(r.partition() + "@" + r.offset());

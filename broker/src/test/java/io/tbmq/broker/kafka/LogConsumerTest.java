@@ -48,6 +48,8 @@ class LogConsumerTest {
     private final List<String> handled = new CopyOnWriteArrayList<>();
     /** The handled records a member was told may have been processed before. */
     private final List<String> replayed = new CopyOnWriteArrayList<>();
+    /** Records handled while their partition had no commit at all: its first reader had not marked it yet. */
+    private final List<String> handledUnmarked = new CopyOnWriteArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
     private final List<LogConsumer> consumers = new ArrayList<>();
 
@@ -146,7 +148,7 @@ class LogConsumerTest {
         first.refuseSyncCommits = 3;
         // Cooperative: only P1 moves; P0 stays and its offsets stay owed until a commit succeeds.
         first.step(() -> first.rebalance(List.of(P0)));
-        Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() -> group.containsKey(P1));
+        Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() -> handedOver(2).equals(group.get(P1)));
         assertThat(progress()).containsEntry(P1, handedOver(2)).doesNotContainKey(P0);
         first.refuseAsyncCommits = false;
         first.step(() -> records(first, P0, 4, 5));
@@ -201,6 +203,7 @@ class LogConsumerTest {
         });
         awaitHandled(12);
         assertThat(replayed).as("never delivered before: no copy carries DUP").isEmpty();
+        assertThat(handledUnmarked).isEmpty();
         assertThat(group).as("marked before any record was processed")
                 .containsEntry(P0, new OffsetAndMetadata(0, LogConsumer.STARTED))
                 .containsEntry(P1, new OffsetAndMetadata(0, LogConsumer.STARTED));
@@ -232,6 +235,85 @@ class LogConsumerTest {
         awaitHandled(12);
         assertThat(replayed).as("possibly delivered by the crashed member: their copies carry DUP")
                 .containsExactly("0@0", "0@1", "0@2", "0@3", "0@4");
+    }
+
+    @Test
+    void aPartitionWhoseStartMarkerCannotBeCommittedYetIsNotReadUntilItIs() throws Exception {
+        Member first = new Member();
+        first.refuseSyncCommits = 1;
+        start(first, Duration.ofHours(1));
+        first.step(() -> {
+            first.rebalance(List.of(P0));
+            records(first, P0, 0, 3);
+        });
+        awaitHandled(3);
+        assertThat(handledUnmarked).as("read again only once the marker is committed, a second later").isEmpty();
+        assertThat(replayed).isEmpty();
+        assertThat(group).containsEntry(P0, new OffsetAndMetadata(0, LogConsumer.STARTED));
+    }
+
+    @Test
+    void aSuccessorThatCannotLookUpTheHandOverAtOnceStillMarksTheReplays() throws Exception {
+        group.put(P0, new OffsetAndMetadata(3));
+        Member next = successor();
+        next.failCommittedReads = 2;
+        next.updateEndOffsets(Map.of(P0, 10L));
+        start(next, Duration.ZERO);
+        next.step(() -> {
+            next.rebalance(List.of(P0));
+            records(next, P0, 0, 12);
+        });
+        Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> handled.size() >= 9);
+        assertThat(handled).containsExactly("0@3", "0@4", "0@5", "0@6", "0@7", "0@8", "0@9", "0@10", "0@11");
+        assertThat(replayed).as("not read before it was known what it replays")
+                .containsExactly("0@3", "0@4", "0@5", "0@6", "0@7", "0@8", "0@9");
+    }
+
+    @Test
+    void aPartitionWhoseHandOverWasNeverLookedUpIsHandedOnWithItsCommitAsItWas() throws Exception {
+        group.put(P0, new OffsetAndMetadata(3));
+        Member next = successor();
+        next.failCommittedReads = Integer.MAX_VALUE;
+        next.updateEndOffsets(Map.of(P0, 10L));
+        LogConsumer routing = start(next, Duration.ZERO);
+        next.step(() -> {
+            next.rebalance(List.of(P0));
+            records(next, P0, 0, 12);
+        });
+        next.step(() -> next.rebalance(List.of()));
+        routing.stop();
+        threads.get(0).join(5_000);
+        assertThat(handled).as("nothing read while it was not known what it replays").isEmpty();
+        assertThat(group).as("still the crashed member's commit, not a hand-over over records nobody redelivered")
+                .containsExactly(Map.entry(P0, new OffsetAndMetadata(3)));
+    }
+
+    @Test
+    void aPartitionHandedOnBeforeItsPredecessorsPossibleReplaysWereReadAgainIsNotMarkedClean() throws Exception {
+        group.put(P0, new OffsetAndMetadata(3));
+        Member next = successor();
+        next.updateEndOffsets(Map.of(P0, 10L));
+        LogConsumer routing = start(next, Duration.ofHours(1));
+        next.step(() -> {
+            next.rebalance(List.of(P0));
+            records(next, P0, 0, 6);
+        });
+        awaitHandled(3);
+        next.step(() -> next.rebalance(List.of()));
+        routing.stop();
+        threads.get(0).join(5_000);
+        assertThat(group).as("records 6-9 may have gone out before the crash: the next owner must mark them DUP")
+                .containsExactly(Map.entry(P0, new OffsetAndMetadata(6)));
+
+        Member third = successor();
+        third.updateEndOffsets(Map.of(P0, 10L));
+        start(third, Duration.ZERO);
+        third.step(() -> {
+            third.rebalance(List.of(P0));
+            records(third, P0, 6, 11);
+        });
+        awaitHandled(8);
+        assertThat(replayed).containsExactly("0@3", "0@4", "0@5", "0@6", "0@7", "0@8", "0@9");
     }
 
     @Test
@@ -340,16 +422,18 @@ class LogConsumerTest {
         Member first = new Member();
         CompletableFuture<Void> held = new CompletableFuture<>();
         CompletableFuture<Void> later = new CompletableFuture<>();
-        start(first, Duration.ZERO, 100, Duration.ofSeconds(30), Map.of("0@0", held, "1@0", later));
+        LogConsumer routing = start(first, Duration.ZERO, 100, Duration.ofSeconds(30), Map.of("0@0", held, "1@0", later));
         first.step(() -> {
             first.rebalance(List.of(P0, P1));
             records(first, P0, 0, 3);
         });
         first.step(() -> records(first, P1, 0, 2));
         awaitHandled(5);
+        Thread.sleep(300);
         held.completeExceptionally(new IllegalStateException("Redis refused (test)"));
         Awaitility.await().atMost(5, TimeUnit.SECONDS).until(later::isDone);
         assertThat(later).as("a later batch is given up, so it stops retrying").isCancelled();
+        assertThat(routing.stalledSeconds()).as("given up and read again is no progress").isGreaterThanOrEqualTo(0.3);
         // Kafka returns the records again from where the consumer sought back to.
         first.step(() -> {
             records(first, P0, 0, 3);
@@ -361,6 +445,7 @@ class LogConsumerTest {
                 .containsExactlyInAnyOrder("0@0", "0@1", "0@2", "1@0", "1@1");
         Awaitility.await().atMost(5, TimeUnit.SECONDS)
                 .until(() -> new OffsetAndMetadata(3).equals(group.get(P0)) && new OffsetAndMetadata(2).equals(group.get(P1)));
+        assertThat(routing.stalledSeconds()).isZero();
     }
 
     @Test
@@ -368,7 +453,7 @@ class LogConsumerTest {
         Member first = new Member();
         CompletableFuture<Void> stored = new CompletableFuture<>();
         // Its in-memory copies went out at once; its DEVICE copies wait for a full Redis master.
-        startWithOutcomes(first, Duration.ZERO, 100, Duration.ofMillis(300),
+        LogConsumer routing = startWithOutcomes(first, Duration.ZERO, 100, Duration.ofMillis(300),
                 Map.of("0@0", new Outcome(CompletableFuture.completedFuture(null), stored)), LogConsumer.Rest.NEVER);
         first.step(() -> {
             first.rebalance(List.of(P0, P1));
@@ -382,11 +467,13 @@ class LogConsumerTest {
         assertThat(stored).as("still being written, not given up at 300 ms").isNotDone();
         assertThat(replayed).as("nothing read again, so no copy goes out twice").isEmpty();
         assertThat(progress()).as("nothing committed past the batch waiting for the store").isEmpty();
+        assertThat(routing.stalledSeconds()).as("stalled since the first batch, though later ones finished").isGreaterThan(1.0);
 
         stored.complete(null);
         Awaitility.await().atMost(5, TimeUnit.SECONDS)
                 .until(() -> new OffsetAndMetadata(4).equals(group.get(P0)) && new OffsetAndMetadata(2).equals(group.get(P1)));
         assertThat(handled).containsExactlyElementsOf(List.of("0@0", "0@1", "0@2", "1@0", "1@1", "0@3"));
+        assertThat(routing.stalledSeconds()).as("nothing waits any more").isZero();
     }
 
     @Test
@@ -602,6 +689,9 @@ class LogConsumerTest {
         LogConsumer consumer = new LogConsumer(() -> member, TOPIC, (records, replays) -> {
             for (LogRecord r : records) {
                 handled.add(r.partition() + "@" + r.offset());
+                if (!group.containsKey(new TopicPartition(TOPIC, r.partition()))) {
+                    handledUnmarked.add(r.partition() + "@" + r.offset());
+                }
                 if (replays.possible(r.partition(), r.offset())) {
                     replayed.add(r.partition() + "@" + r.offset());
                 }
@@ -650,6 +740,8 @@ class LogConsumerTest {
     private final class Member extends MockConsumer<byte[], byte[]> {
         volatile boolean refuseAsyncCommits;
         volatile int refuseSyncCommits;
+        /** Reads of the committed offsets that time out, as when the group coordinator does not answer. */
+        volatile int failCommittedReads;
         volatile int syncCommits;
         volatile int commitsWhileLosing;
         volatile boolean expelled;
@@ -750,6 +842,16 @@ class LogConsumerTest {
         @Override
         public void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets, Duration timeout) {
             commitSync(offsets);
+        }
+
+        @Override
+        public synchronized Map<TopicPartition, OffsetAndMetadata> committed(java.util.Set<TopicPartition> partitions,
+                Duration timeout) {
+            if (failCommittedReads > 0) {
+                failCommittedReads--;
+                throw new org.apache.kafka.common.errors.TimeoutException("the group coordinator did not answer (test)");
+            }
+            return super.committed(partitions, timeout);
         }
     }
 }
