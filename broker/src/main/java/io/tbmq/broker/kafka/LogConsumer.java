@@ -70,9 +70,9 @@ import io.tbmq.broker.util.RateLimitedLog;
 public final class LogConsumer implements Runnable {
     private static final Logger LOG = Logger.getLogger(LogConsumer.class);
     private static final RateLimitedLog RETRIES = new RateLimitedLog(LOG, 1);
-    private static final RateLimitedLog CHECKS = new RateLimitedLog(LOG, 1, Duration.ofMinutes(1));
-    /** How often partitions whose hand-over could not be looked up are looked up again. */
-    private static final long CHECK_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** The first wait before partitions whose hand-over could not be looked up are looked up again; doubled up to the last. */
+    private static final Duration FIRST_CHECK_RETRY = Duration.ofSeconds(1);
+    private static final Duration LAST_CHECK_RETRY = Duration.ofSeconds(30);
     /** Records older than this when polled, or a batch slower than this to process, are reported. */
     private static final long SLOW_MILLIS = 2_000;
     /** A group completing another rebalance refuses commits for a moment; a revocation waits this long at most. */
@@ -119,7 +119,19 @@ public final class LogConsumer implements Runnable {
      * answer): paused until it can be, since what they replay is not known. Consumer thread only.
      */
     private final Set<TopicPartition> unchecked = new HashSet<>();
+    /** Since when (nanoTime) some partition has been unchecked; 0 while none is. */
+    private volatile long uncheckedSince;
     private long nextCheck;
+    private Duration checkRetry = FIRST_CHECK_RETRY;
+    /**
+     * Start markers this member sent for partitions it still holds unchecked, whether or not Kafka
+     * stored them (a commit can time out after the coordinator wrote it): finding one of them is
+     * finding a partition nobody read. Consumer thread only.
+     */
+    private final Map<TopicPartition, OffsetAndMetadata> markersSent = new HashMap<>();
+    private final RateLimitedLog checks = new RateLimitedLog(LOG, 1, Duration.ofMinutes(1));
+    /** Set when the consumer closes: the revocation Kafka's close calls must not commit again. */
+    private boolean closing;
     private final Replays replays = (partition, offset) -> {
         Long end = replayEnds.get(partition);
         return end != null && offset < end;
@@ -220,11 +232,18 @@ public final class LogConsumer implements Runnable {
                 commitBeforeHandOver(c, c.assignment(), "leaving the group");
                 cancelInFlight();
             }
-            stalledSince = 0;
+            // Closing revokes every partition once more (onLeavePrepare): committed above on purpose,
+            // or left to the successor as after a crash, they must not be committed again.
+            closing = true;
             // A node that stops on purpose leaves the group at once, so its partitions move now;
             // otherwise static membership would keep them unassigned until the session timeout.
-            c.close(CloseOptions.groupMembershipOperation(running ? CloseOptions.GroupMembershipOperation.DEFAULT
-                    : CloseOptions.GroupMembershipOperation.LEAVE_GROUP).withTimeout(Duration.ofSeconds(5)));
+            try {
+                c.close(CloseOptions.groupMembershipOperation(running ? CloseOptions.GroupMembershipOperation.DEFAULT
+                        : CloseOptions.GroupMembershipOperation.LEAVE_GROUP).withTimeout(Duration.ofSeconds(5)));
+            } finally {
+                stalledSince = 0;
+                uncheckedSince = 0;
+            }
         }
     }
 
@@ -274,13 +293,18 @@ public final class LogConsumer implements Runnable {
     }
 
     /**
-     * Seconds the records handed to the handler have waited without any batch finishing: a Redis
-     * master that stays full or unreachable, or a write that keeps failing, holds its partitions up
-     * while the lag may stay small. 0 while nothing waits.
+     * Seconds the records handed to the handler have waited without any batch finishing, or some
+     * partition has not been read because its hand-over could not be looked up, whichever is longer:
+     * a Redis master that stays full or unreachable, a write that keeps failing, or a group
+     * coordinator that does not answer holds partitions up while the lag may stay small. 0 while
+     * nothing waits.
      */
     public double stalledSeconds() {
-        long since = stalledSince;
-        return since == 0 ? 0 : (System.nanoTime() - since) / 1e9;
+        long now = System.nanoTime();
+        long inFlightSince = stalledSince;
+        long notReadSince = uncheckedSince;
+        long longest = Math.max(inFlightSince == 0 ? 0 : now - inFlightSince, notReadSince == 0 ? 0 : now - notReadSince);
+        return longest / 1e9;
     }
 
     /** Once a second, from what the last fetches said about the partitions' ends (no request of its own). */
@@ -319,11 +343,15 @@ public final class LogConsumer implements Runnable {
 
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            if (closing) {
+                forget(partitions);
+                return;
+            }
             drain();
             commitBeforeHandOver(c, partitions, "giving up " + partitions);
             if (!inFlight.isEmpty()) {
                 // What is kept is read again from the oldest unfinished batch; what moves, by its next owner.
-                abandon(c, "handing over " + partitions, false);
+                abandon(c, "handing over " + partitions, false, partitions);
             }
             forget(partitions);
         }
@@ -337,7 +365,7 @@ public final class LogConsumer implements Runnable {
                 // Which node reads which partition, and since when: what a pause during a rebalance is traced by.
                 LOG.infof("consumer of %s now reads partitions %s", topic,
                         c.assignment().stream().map(TopicPartition::partition).sorted().toList());
-                check(c, partitions);
+                check(c, partitions, COMMIT_TIMEOUT);
             }
         }
 
@@ -359,30 +387,44 @@ public final class LogConsumer implements Runnable {
 
     private void forget(Collection<TopicPartition> partitions) {
         uncommitted.forget(partitions);
-        unchecked.removeAll(partitions);
+        partitions.forEach(markersSent::remove);
+        if (unchecked.removeAll(partitions) && unchecked.isEmpty()) {
+            uncheckedSince = 0;
+        }
         partitions.forEach(tp -> replayEnds.remove(tp.partition()));
     }
 
     /**
      * Looks up how {@code partitions} were handed over ({@link #findReplays}) before any of their
-     * records is processed; if the group coordinator does not answer, they stay paused and are looked
-     * up again about once a second: processed meanwhile, redeliveries would go out without DUP, or a
-     * never-read partition without its start marker.
+     * records is processed; if the group coordinator does not answer within {@code timeout}, they
+     * stay paused and are looked up again, after 1 s, then less and less often (up to every 30 s):
+     * processed meanwhile, redeliveries would go out without DUP, or a never-read partition without
+     * its start marker. They count as unchecked until it succeeded, also while a stop interrupts it.
      */
-    private void check(Consumer<byte[], byte[]> c, Collection<TopicPartition> partitions) {
+    private void check(Consumer<byte[], byte[]> c, Collection<TopicPartition> partitions, Duration timeout) {
+        if (unchecked.isEmpty()) {
+            uncheckedSince = System.nanoTime();
+        }
+        unchecked.addAll(partitions);
         try {
-            findReplays(c, partitions);
+            findReplays(c, partitions, timeout);
         } catch (WakeupException e) {
             throw e;
         } catch (RuntimeException e) {
-            unchecked.addAll(partitions);
             c.pause(partitions);
-            nextCheck = System.nanoTime() + CHECK_RETRY_NANOS;
-            CHECKS.warn(null, "consumer of %s cannot look up how %s were handed over (%s): they are not read until it can",
+            nextCheck = System.nanoTime() + checkRetry.toNanos();
+            checkRetry = checkRetry.multipliedBy(2).compareTo(LAST_CHECK_RETRY) > 0 ? LAST_CHECK_RETRY : checkRetry.multipliedBy(2);
+            checks.warn(null, "consumer of %s cannot look up how %s were handed over (%s): they are not read until it can",
                     topic, partitions, e.toString());
             return;
         }
-        if (unchecked.removeAll(partitions) && !held && !resting) {
+        unchecked.removeAll(partitions);
+        partitions.forEach(markersSent::remove);
+        if (unchecked.isEmpty()) {
+            uncheckedSince = 0;
+            checkRetry = FIRST_CHECK_RETRY;
+        }
+        if (!held && !resting) {
             c.resume(partitions);
         }
     }
@@ -392,9 +434,12 @@ public final class LogConsumer implements Runnable {
             return;
         }
         unchecked.retainAll(c.assignment());
-        if (!unchecked.isEmpty()) {
-            check(c, List.copyOf(unchecked));
+        if (unchecked.isEmpty()) {
+            uncheckedSince = 0;
+            return;
         }
+        // Bounded by the wait before this retry, so a coordinator that does not answer holds up the other partitions little.
+        check(c, List.copyOf(unchecked), checkRetry.compareTo(COMMIT_TIMEOUT) < 0 ? checkRetry : COMMIT_TIMEOUT);
     }
 
     /** {@code partitions} less those not looked up yet. */
@@ -413,20 +458,20 @@ public final class LogConsumer implements Runnable {
      * partition without a commit marks it {@link #STARTED} before reading it. Throws, having changed
      * nothing, when Kafka does not answer.
      */
-    private void findReplays(Consumer<byte[], byte[]> c, Collection<TopicPartition> partitions) {
-        Map<TopicPartition, OffsetAndMetadata> committed = c.committed(new HashSet<>(partitions), COMMIT_TIMEOUT);
+    private void findReplays(Consumer<byte[], byte[]> c, Collection<TopicPartition> partitions, Duration timeout) {
+        Map<TopicPartition, OffsetAndMetadata> committed = c.committed(new HashSet<>(partitions), timeout);
         List<TopicPartition> unclean = new ArrayList<>();
         List<TopicPartition> neverCommitted = new ArrayList<>();
         for (TopicPartition tp : partitions) {
             OffsetAndMetadata last = committed.get(tp);
-            if (last == null) {
+            if (last == null || sentHere(tp, last)) {
                 neverCommitted.add(tp);
             } else if (!HANDED_OVER.equals(last.metadata())) {
                 unclean.add(tp);
             }
         }
         if (!neverCommitted.isEmpty()) {
-            c.beginningOffsets(neverCommitted, COMMIT_TIMEOUT).forEach((tp, start) -> {
+            c.beginningOffsets(neverCommitted, timeout).forEach((tp, start) -> {
                 if (start == null || start > 0) {
                     unclean.add(tp);
                 }
@@ -434,7 +479,7 @@ public final class LogConsumer implements Runnable {
         }
         Map<Integer, Long> found = new HashMap<>();
         if (!unclean.isEmpty()) {
-            Map<TopicPartition, Long> ends = c.endOffsets(unclean, COMMIT_TIMEOUT);
+            Map<TopicPartition, Long> ends = c.endOffsets(unclean, timeout);
             for (TopicPartition tp : unclean) {
                 OffsetAndMetadata last = committed.get(tp);
                 Long end = ends.get(tp);
@@ -444,7 +489,7 @@ public final class LogConsumer implements Runnable {
             }
         }
         if (!neverCommitted.isEmpty()) {
-            markStarted(c, neverCommitted);
+            markStarted(c, neverCommitted, timeout);
         }
         if (!found.isEmpty()) {
             replayEnds.putAll(found);
@@ -453,17 +498,25 @@ public final class LogConsumer implements Runnable {
         }
     }
 
+    /** Whether {@code last} is the start marker this member sent for {@code tp} (leader epochs aside). */
+    private boolean sentHere(TopicPartition tp, OffsetAndMetadata last) {
+        OffsetAndMetadata sent = markersSent.get(tp);
+        return sent != null && sent.offset() == last.offset() && STARTED.equals(last.metadata());
+    }
+
     /**
      * Commits {@link #STARTED} where this member starts reading {@code partitions}, before it
      * processes any of their records: should it crash before its first commit, its successor finds
      * the marker, not "never read", and marks what it reads again as possible replays.
      */
-    private void markStarted(Consumer<byte[], byte[]> c, List<TopicPartition> partitions) {
+    private void markStarted(Consumer<byte[], byte[]> c, List<TopicPartition> partitions, Duration timeout) {
         Map<TopicPartition, OffsetAndMetadata> markers = new HashMap<>();
         for (TopicPartition tp : partitions) {
-            markers.put(tp, new OffsetAndMetadata(c.position(tp, COMMIT_TIMEOUT), STARTED));
+            OffsetAndMetadata sent = markersSent.get(tp);
+            markers.put(tp, sent != null ? sent : new OffsetAndMetadata(c.position(tp, timeout), STARTED));
         }
-        c.commitSync(markers, COMMIT_TIMEOUT);
+        markersSent.putAll(markers);
+        c.commitSync(markers, timeout);
     }
 
     /** Hands a polled batch to the handler; it is done when its future completes. */
@@ -672,6 +725,11 @@ public final class LogConsumer implements Runnable {
      * cancellation) and seeks back to the oldest: their records are read again, as possible replays.
      */
     private void abandon(Consumer<byte[], byte[]> c, String why, boolean pause) {
+        abandon(c, why, pause, List.of());
+    }
+
+    /** The same while {@code leaving} are being revoked (still in the assignment): they are not read again here. */
+    private void abandon(Consumer<byte[], byte[]> c, String why, boolean pause, Collection<TopicPartition> leaving) {
         Map<TopicPartition, long[]> span = new HashMap<>();
         int records = inFlightRecords;
         for (Iterator<InFlight> it = inFlight.descendingIterator(); it.hasNext();) {
@@ -683,7 +741,8 @@ public final class LogConsumer implements Runnable {
         inFlight.clear();
         inFlightRecords = 0;
         reportedWaiting = null;
-        Collection<TopicPartition> assigned = c.assignment();
+        Collection<TopicPartition> assigned = new HashSet<>(c.assignment());
+        assigned.removeAll(leaving);
         span.forEach((tp, range) -> {
             if (assigned.contains(tp)) {
                 c.seek(tp, range[0]);

@@ -280,12 +280,86 @@ class LogConsumerTest {
             next.rebalance(List.of(P0));
             records(next, P0, 0, 12);
         });
+        Thread.sleep(300);
+        assertThat(routing.stalledSeconds()).as("not read: stalled, though nothing is in flight").isGreaterThan(0.2);
         next.step(() -> next.rebalance(List.of()));
+        assertThat(routing.stalledSeconds()).isZero();
         routing.stop();
         threads.get(0).join(5_000);
         assertThat(handled).as("nothing read while it was not known what it replays").isEmpty();
         assertThat(group).as("still the crashed member's commit, not a hand-over over records nobody redelivered")
                 .containsExactly(Map.entry(P0, new OffsetAndMetadata(3)));
+    }
+
+    @Test
+    void aStartMarkerStoredThoughItsCommitTimedOutIsStillThisMembersOwn() throws Exception {
+        Member first = new Member();
+        first.storeButTimeOutSyncCommits = 1;
+        first.updateEndOffsets(Map.of(P0, 3L));
+        start(first, Duration.ofHours(1));
+        first.step(() -> {
+            first.rebalance(List.of(P0));
+            records(first, P0, 0, 3);
+        });
+        awaitHandled(3);
+        assertThat(replayed).as("the marker found is the one this member sent: nobody read the partition").isEmpty();
+    }
+
+    @Test
+    void aStopWhileTheHandOverIsLookedUpLeavesThePredecessorsCommitAsItWas() throws Exception {
+        group.put(P0, new OffsetAndMetadata(3));
+        Member next = successor();
+        next.updateEndOffsets(Map.of(P0, 10L));
+        LogConsumer routing = start(next, Duration.ZERO);
+        next.onCommittedRead = () -> {
+            routing.stop();
+            throw new org.apache.kafka.common.errors.WakeupException();
+        };
+        next.schedulePollTask(() -> {
+            next.rebalance(List.of(P0));
+            records(next, P0, 0, 12);
+        });
+        threads.get(0).join(5_000);
+        assertThat(threads.get(0).isAlive()).isFalse();
+        assertThat(handled).isEmpty();
+        assertThat(group).as("not marked a hand-over: records 3-9 may have gone out before the crash")
+                .containsExactly(Map.entry(P0, new OffsetAndMetadata(3)));
+    }
+
+    @Test
+    void aConsumerStoppingWithABatchStillUnfinishedLeavesItToItsSuccessor() throws Exception {
+        Member first = new Member();
+        CompletableFuture<Void> held = new CompletableFuture<>();
+        LogConsumer routing = start(first, Duration.ofHours(1), 100, Duration.ofMillis(500), Map.of("0@2", held));
+        first.step(() -> {
+            first.rebalance(List.of(P0));
+            records(first, P0, 0, 2);
+        });
+        first.step(() -> records(first, P0, 2, 4));
+        awaitHandled(4);
+        routing.stop();
+        threads.get(0).join(5_000);
+        assertThat(group).as("up to the unfinished batch, not overwritten by the revocation Kafka's close makes")
+                .containsEntry(P0, new OffsetAndMetadata(2));
+    }
+
+    @Test
+    void theStallGaugeForgetsWhatWaitedOnAPartitionHandedOn() throws Exception {
+        Member first = new Member();
+        CompletableFuture<Void> held = new CompletableFuture<>();
+        LogConsumer routing = start(first, Duration.ofHours(1), 100, Duration.ofSeconds(2), Map.of("0@2", held));
+        first.step(() -> {
+            first.rebalance(List.of(P0, P1));
+            records(first, P0, 0, 2);
+        });
+        first.step(() -> records(first, P0, 2, 4));
+        awaitHandled(4);
+        Thread.sleep(200);
+        assertThat(routing.stalledSeconds()).isGreaterThan(0.1);
+        // P0 moves with its unfinished batch; P1, kept, has nothing waiting.
+        first.step(() -> first.rebalance(List.of(P1)));
+        assertThat(routing.stalledSeconds()).isZero();
+        routing.stop();
     }
 
     @Test
@@ -742,6 +816,10 @@ class LogConsumerTest {
         volatile int refuseSyncCommits;
         /** Reads of the committed offsets that time out, as when the group coordinator does not answer. */
         volatile int failCommittedReads;
+        /** Synchronous commits stored by the coordinator whose answer times out on the way back. */
+        volatile int storeButTimeOutSyncCommits;
+        /** Run at the next read of the committed offsets (a stop arriving meanwhile, say). */
+        volatile Runnable onCommittedRead;
         volatile int syncCommits;
         volatile int commitsWhileLosing;
         volatile boolean expelled;
@@ -755,6 +833,20 @@ class LogConsumerTest {
         Member() {
             super("earliest");
             updateBeginningOffsets(Map.of(P0, 0L, P1, 0L));
+        }
+
+        /** As Kafka's close does (onLeavePrepare): the partitions still assigned are revoked, or lost once expelled. */
+        @Override
+        public void close(org.apache.kafka.clients.consumer.CloseOptions option) {
+            List<TopicPartition> assigned = new ArrayList<>(assignment());
+            if (listener != null && !assigned.isEmpty()) {
+                if (expelled) {
+                    listener.onPartitionsLost(assigned);
+                } else {
+                    listener.onPartitionsRevoked(assigned);
+                }
+            }
+            super.close(option);
         }
 
         /** Starts from these committed offsets (MockConsumer forgets commits made before it subscribes). */
@@ -837,6 +929,10 @@ class LogConsumerTest {
             }
             group.putAll(offsets);
             super.commitAsync(offsets, null);
+            if (storeButTimeOutSyncCommits > 0) {
+                storeButTimeOutSyncCommits--;
+                throw new org.apache.kafka.common.errors.TimeoutException("no answer in time, though the commit was stored (test)");
+            }
         }
 
         @Override
@@ -847,6 +943,11 @@ class LogConsumerTest {
         @Override
         public synchronized Map<TopicPartition, OffsetAndMetadata> committed(java.util.Set<TopicPartition> partitions,
                 Duration timeout) {
+            Runnable hook = onCommittedRead;
+            if (hook != null) {
+                onCommittedRead = null;
+                hook.run();
+            }
             if (failCommittedReads > 0) {
                 failCommittedReads--;
                 throw new org.apache.kafka.common.errors.TimeoutException("the group coordinator did not answer (test)");
