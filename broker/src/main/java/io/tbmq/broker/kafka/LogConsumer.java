@@ -128,8 +128,12 @@ public final class LogConsumer implements Runnable {
      * stored them (a commit can time out after the coordinator wrote it): finding one of them is
      * finding a partition nobody read. Consumer thread only.
      */
-    private final Map<TopicPartition, OffsetAndMetadata> markersSent = new HashMap<>();
+    private final Map<TopicPartition, Marker> markersSent = new HashMap<>();
     private final RateLimitedLog checks = new RateLimitedLog(LOG, 1, Duration.ofMinutes(1));
+    /** A start marker this member sent, and what it found the partition to replay then (null: nothing). */
+    private record Marker(OffsetAndMetadata commit, Long replayEnd) {
+    }
+
     /** Set when the consumer closes: the revocation Kafka's close calls must not commit again. */
     private boolean closing;
     private final Replays replays = (partition, offset) -> {
@@ -201,6 +205,9 @@ public final class LogConsumer implements Runnable {
     @Override
     public void run() {
         Consumer<byte[], byte[]> c = factory.get();
+        // Only a loop that ended because stop() was called commits on leaving: after a failure,
+        // positions may be past records whose processing never started.
+        boolean onPurpose = false;
         try {
             consumer = c;
             c.subscribe(List.of(topic), new HandOver(c));
@@ -216,17 +223,24 @@ public final class LogConsumer implements Runnable {
                 settle(c);
                 commitDue(c);
             }
+            onPurpose = true;
         } catch (WakeupException e) {
             if (running) {
                 failure = e;
                 throw e;
             }
+            onPurpose = true;
         } catch (RuntimeException e) {
             LOG.errorf(e, "consumer of %s stopped", topic);
             failure = e;
             throw e;
+        } catch (Error e) {
+            // Said to liveness like any other failure: this node's share of the partitions goes unread.
+            LOG.errorf(e, "consumer of %s stopped", topic);
+            failure = new IllegalStateException(e.toString(), e);
+            throw e;
         } finally {
-            if (!running) {
+            if (onPurpose) {
                 // Leaving on purpose: the successors start exactly where this consumer got to.
                 drain();
                 commitBeforeHandOver(c, c.assignment(), "leaving the group");
@@ -238,8 +252,8 @@ public final class LogConsumer implements Runnable {
             // A node that stops on purpose leaves the group at once, so its partitions move now;
             // otherwise static membership would keep them unassigned until the session timeout.
             try {
-                c.close(CloseOptions.groupMembershipOperation(running ? CloseOptions.GroupMembershipOperation.DEFAULT
-                        : CloseOptions.GroupMembershipOperation.LEAVE_GROUP).withTimeout(Duration.ofSeconds(5)));
+                c.close(CloseOptions.groupMembershipOperation(onPurpose ? CloseOptions.GroupMembershipOperation.LEAVE_GROUP
+                        : CloseOptions.GroupMembershipOperation.DEFAULT).withTimeout(Duration.ofSeconds(5)));
             } finally {
                 stalledSince = 0;
                 uncheckedSince = 0;
@@ -388,6 +402,10 @@ public final class LogConsumer implements Runnable {
     private void forget(Collection<TopicPartition> partitions) {
         uncommitted.forget(partitions);
         partitions.forEach(markersSent::remove);
+        if (inFlight.isEmpty()) {
+            // Records sought back to be read again may have been on these partitions: nothing waits here now.
+            stalledSince = 0;
+        }
         if (unchecked.removeAll(partitions) && unchecked.isEmpty()) {
             uncheckedSince = 0;
         }
@@ -438,7 +456,7 @@ public final class LogConsumer implements Runnable {
             uncheckedSince = 0;
             return;
         }
-        // Bounded by the wait before this retry, so a coordinator that does not answer holds up the other partitions little.
+        // Each call bounded by the wait before this retry, so a coordinator that does not answer holds up the other partitions little.
         check(c, List.copyOf(unchecked), checkRetry.compareTo(COMMIT_TIMEOUT) < 0 ? checkRetry : COMMIT_TIMEOUT);
     }
 
@@ -454,19 +472,34 @@ public final class LogConsumer implements Runnable {
      * expelled: it may have processed records after that commit, up to the partition's end now. A
      * partition without any commit was read by nobody, unless its log no longer starts at 0
      * (retention or a deletion removed records): its offsets may have expired (a group empty for
-     * Kafka's offsets retention), so it is treated as left by a crash. The first reader of a
-     * partition without a commit marks it {@link #STARTED} before reading it. Throws, having changed
-     * nothing, when Kafka does not answer.
+     * Kafka's offsets retention), so it is treated as left by a crash.
+     *
+     * <p>Before reading a partition handed over cleanly, or never read, this member replaces that
+     * commit with a {@link #STARTED} marker at the same place: should it crash before its first
+     * commit of that partition (which may be long, behind a poll waiting for the store), its
+     * successor must find that someone was reading it. Throws, having changed nothing here, when
+     * Kafka does not answer.
      */
     private void findReplays(Consumer<byte[], byte[]> c, Collection<TopicPartition> partitions, Duration timeout) {
         Map<TopicPartition, OffsetAndMetadata> committed = c.committed(new HashSet<>(partitions), timeout);
         List<TopicPartition> unclean = new ArrayList<>();
         List<TopicPartition> neverCommitted = new ArrayList<>();
+        Map<TopicPartition, Marker> markers = new HashMap<>();
+        Map<Integer, Long> found = new HashMap<>();
         for (TopicPartition tp : partitions) {
             OffsetAndMetadata last = committed.get(tp);
-            if (last == null || sentHere(tp, last)) {
+            Marker mine = markersSent.get(tp);
+            if (last != null && mine != null && mine.commit().offset() == last.offset() && STARTED.equals(last.metadata())) {
+                // This member's own marker, stored though its commit timed out: what it found then still holds.
+                markers.put(tp, mine);
+                if (mine.replayEnd() != null) {
+                    found.put(tp.partition(), mine.replayEnd());
+                }
+            } else if (last == null) {
                 neverCommitted.add(tp);
-            } else if (!HANDED_OVER.equals(last.metadata())) {
+            } else if (HANDED_OVER.equals(last.metadata())) {
+                markers.put(tp, new Marker(new OffsetAndMetadata(last.offset(), STARTED), null));
+            } else {
                 unclean.add(tp);
             }
         }
@@ -477,7 +510,6 @@ public final class LogConsumer implements Runnable {
                 }
             });
         }
-        Map<Integer, Long> found = new HashMap<>();
         if (!unclean.isEmpty()) {
             Map<TopicPartition, Long> ends = c.endOffsets(unclean, timeout);
             for (TopicPartition tp : unclean) {
@@ -488,35 +520,22 @@ public final class LogConsumer implements Runnable {
                 }
             }
         }
-        if (!neverCommitted.isEmpty()) {
-            markStarted(c, neverCommitted, timeout);
+        for (TopicPartition tp : neverCommitted) {
+            Marker mine = markersSent.get(tp);
+            markers.put(tp, new Marker(mine != null ? mine.commit() : new OffsetAndMetadata(c.position(tp, timeout), STARTED),
+                    found.get(tp.partition())));
+        }
+        if (!markers.isEmpty()) {
+            markersSent.putAll(markers);
+            Map<TopicPartition, OffsetAndMetadata> commits = new HashMap<>();
+            markers.forEach((tp, m) -> commits.put(tp, m.commit()));
+            c.commitSync(commits, timeout);
         }
         if (!found.isEmpty()) {
             replayEnds.putAll(found);
             LOG.infof("consumer of %s took over partitions without a clean hand-over; records before %s may be redelivered (DUP)",
                     topic, found);
         }
-    }
-
-    /** Whether {@code last} is the start marker this member sent for {@code tp} (leader epochs aside). */
-    private boolean sentHere(TopicPartition tp, OffsetAndMetadata last) {
-        OffsetAndMetadata sent = markersSent.get(tp);
-        return sent != null && sent.offset() == last.offset() && STARTED.equals(last.metadata());
-    }
-
-    /**
-     * Commits {@link #STARTED} where this member starts reading {@code partitions}, before it
-     * processes any of their records: should it crash before its first commit, its successor finds
-     * the marker, not "never read", and marks what it reads again as possible replays.
-     */
-    private void markStarted(Consumer<byte[], byte[]> c, List<TopicPartition> partitions, Duration timeout) {
-        Map<TopicPartition, OffsetAndMetadata> markers = new HashMap<>();
-        for (TopicPartition tp : partitions) {
-            OffsetAndMetadata sent = markersSent.get(tp);
-            markers.put(tp, sent != null ? sent : new OffsetAndMetadata(c.position(tp, timeout), STARTED));
-        }
-        markersSent.putAll(markers);
-        c.commitSync(markers, timeout);
     }
 
     /** Hands a polled batch to the handler; it is done when its future completes. */

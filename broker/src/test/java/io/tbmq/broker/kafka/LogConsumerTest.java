@@ -363,6 +363,25 @@ class LogConsumerTest {
     }
 
     @Test
+    void theStallGaugeForgetsRecordsToBeReadAgainOnAPartitionHandedOn() throws Exception {
+        Member first = new Member();
+        CompletableFuture<Void> failed = new CompletableFuture<>();
+        LogConsumer routing = start(first, Duration.ZERO, 100, Duration.ofSeconds(30), Map.of("0@0", failed));
+        first.step(() -> {
+            first.rebalance(List.of(P0, P1));
+            records(first, P0, 0, 2);
+        });
+        awaitHandled(2);
+        failed.completeExceptionally(new IllegalStateException("Redis refused (test)"));
+        // Sought back to 0@0, to be read again; before it is, the partition moves.
+        Thread.sleep(300);
+        assertThat(routing.stalledSeconds()).isGreaterThan(0.2);
+        first.step(() -> first.rebalance(List.of(P1)));
+        assertThat(routing.stalledSeconds()).isZero();
+        routing.stop();
+    }
+
+    @Test
     void aPartitionHandedOnBeforeItsPredecessorsPossibleReplaysWereReadAgainIsNotMarkedClean() throws Exception {
         group.put(P0, new OffsetAndMetadata(3));
         Member next = successor();
@@ -404,6 +423,45 @@ class LogConsumerTest {
         awaitHandled(5);
         assertThat(replayed).containsExactly("0@4", "0@5", "0@6", "0@7");
         assertThat(group).containsEntry(P0, new OffsetAndMetadata(4, LogConsumer.STARTED));
+    }
+
+    @Test
+    void theSuccessorOfAMemberThatCrashedAfterACleanHandOverTreatsWhatItReadAsReplays() throws Exception {
+        Member first = new Member();
+        LogConsumer routing = start(first, Duration.ZERO);
+        first.step(() -> {
+            first.rebalance(List.of(P0));
+            records(first, P0, 0, 4);
+        });
+        awaitHandled(4);
+        routing.stop();
+        threads.get(0).join(5_000);
+        assertThat(group).containsEntry(P0, handedOver(4));
+
+        // The next owner delivers 4-6, none of its commits gets through, and it is expelled.
+        Member second = successor();
+        second.refuseAsyncCommits = true;
+        LogConsumer next = start(second, Duration.ZERO);
+        second.step(() -> {
+            second.rebalance(List.of(P0));
+            records(second, P0, 4, 7);
+        });
+        awaitHandled(7);
+        second.step(() -> second.lose(List.of(P0)));
+        next.stop();
+        threads.get(1).join(5_000);
+        assertThat(group).as("the clean hand-over's mark was replaced before anything was read")
+                .containsEntry(P0, new OffsetAndMetadata(4, LogConsumer.STARTED));
+
+        Member third = successor();
+        third.updateEndOffsets(Map.of(P0, 7L));
+        start(third, Duration.ZERO);
+        third.step(() -> {
+            third.rebalance(List.of(P0));
+            records(third, P0, 4, 8);
+        });
+        awaitHandled(11);
+        assertThat(replayed).as("delivered by the member that crashed: their copies carry DUP").containsExactly("0@4", "0@5", "0@6");
     }
 
     @Test
