@@ -134,6 +134,9 @@ public final class LogConsumer implements Runnable {
     private record Marker(OffsetAndMetadata commit, Long replayEnd) {
     }
 
+    /** Partitions sought back by {@link #abandon} whose records have not been handed to the handler again. Consumer thread only. */
+    private final Set<TopicPartition> soughtBack = new HashSet<>();
+
     /** Set when the consumer closes: the revocation Kafka's close calls must not commit again. */
     private boolean closing;
     private final Replays replays = (partition, offset) -> {
@@ -402,8 +405,9 @@ public final class LogConsumer implements Runnable {
     private void forget(Collection<TopicPartition> partitions) {
         uncommitted.forget(partitions);
         partitions.forEach(markersSent::remove);
-        if (inFlight.isEmpty()) {
-            // Records sought back to be read again may have been on these partitions: nothing waits here now.
+        soughtBack.removeAll(partitions);
+        if (inFlight.isEmpty() && soughtBack.isEmpty()) {
+            // What waited was on these partitions: nothing waits here now.
             stalledSince = 0;
         }
         if (unchecked.removeAll(partitions) && unchecked.isEmpty()) {
@@ -428,6 +432,11 @@ public final class LogConsumer implements Runnable {
             findReplays(c, partitions, timeout);
         } catch (WakeupException e) {
             throw e;
+        } catch (RebalanceInProgressException e) {
+            // The group is rebalancing again: the next poll rejoins it, and the lookup follows at once.
+            c.pause(partitions);
+            nextCheck = System.nanoTime();
+            return;
         } catch (RuntimeException e) {
             c.pause(partitions);
             nextCheck = System.nanoTime() + checkRetry.toNanos();
@@ -477,8 +486,8 @@ public final class LogConsumer implements Runnable {
      * <p>Before reading a partition handed over cleanly, or never read, this member replaces that
      * commit with a {@link #STARTED} marker at the same place: should it crash before its first
      * commit of that partition (which may be long, behind a poll waiting for the store), its
-     * successor must find that someone was reading it. Throws, having changed nothing here, when
-     * Kafka does not answer.
+     * successor must find that someone was reading it. Throws when Kafka does not answer, having
+     * changed nothing but the markers it remembers sending ({@link #beforeMarker}).
      */
     private void findReplays(Consumer<byte[], byte[]> c, Collection<TopicPartition> partitions, Duration timeout) {
         Map<TopicPartition, OffsetAndMetadata> committed = c.committed(new HashSet<>(partitions), timeout);
@@ -491,7 +500,6 @@ public final class LogConsumer implements Runnable {
             Marker mine = markersSent.get(tp);
             if (last != null && mine != null && mine.commit().offset() == last.offset() && STARTED.equals(last.metadata())) {
                 // This member's own marker, stored though its commit timed out: what it found then still holds.
-                markers.put(tp, mine);
                 if (mine.replayEnd() != null) {
                     found.put(tp.partition(), mine.replayEnd());
                 }
@@ -555,6 +563,7 @@ public final class LogConsumer implements Runnable {
         if (stalledSince == 0) {
             stalledSince = now;
         }
+        soughtBack.removeAll(records.partitions());
         inFlight.addLast(new InFlight(offsets, records.count(), now, outcome.sent(), outcome.done()));
         inFlightRecords += records.count();
     }
@@ -766,9 +775,10 @@ public final class LogConsumer implements Runnable {
             if (assigned.contains(tp)) {
                 c.seek(tp, range[0]);
                 replayEnds.merge(tp.partition(), range[1], Math::max);
+                soughtBack.add(tp);
             }
         });
-        if (span.keySet().stream().noneMatch(assigned::contains)) {
+        if (soughtBack.isEmpty()) {
             // Nothing is read again here: what waited is another member's now.
             stalledSince = 0;
         }
@@ -857,6 +867,10 @@ public final class LogConsumer implements Runnable {
             try {
                 for (TopicPartition tp : partitions) {
                     if (unchecked.contains(tp)) {
+                        OffsetAndMetadata before = beforeMarker(tp);
+                        if (before != null) {
+                            offsets.put(tp, before);
+                        }
                         continue;
                     }
                     Long unfinished = firstInFlight(tp);
@@ -884,6 +898,19 @@ public final class LogConsumer implements Runnable {
         }
         LOG.warnf("consumer of %s could not commit %s before %s (%s): the next owner processes records since the last commit again",
                 topic, offsets.isEmpty() ? uncommitted.toCommit(partitions) : offsets, why, String.valueOf(last));
+    }
+
+    /**
+     * For a partition not read here whose start marker may have been stored (its commit failed or
+     * timed out, or a stop came meanwhile), a commit saying what was found before: a hand-over at
+     * that place, or a plain commit where records may be replays. Null without a marker sent.
+     */
+    private OffsetAndMetadata beforeMarker(TopicPartition tp) {
+        Marker sent = markersSent.get(tp);
+        if (sent == null) {
+            return null;
+        }
+        return new OffsetAndMetadata(sent.commit().offset(), sent.replayEnd() == null ? HANDED_OVER : "");
     }
 
     /** Where this member got to in {@code tp}, marked a hand-over unless records its predecessor may have processed lie ahead. */

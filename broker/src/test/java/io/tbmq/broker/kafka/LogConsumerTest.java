@@ -382,6 +382,48 @@ class LogConsumerTest {
     }
 
     @Test
+    void theStallGaugeKeepsCountingRecordsToBeReadAgainOnAPartitionKept() throws Exception {
+        Member first = new Member();
+        CompletableFuture<Void> failed = new CompletableFuture<>();
+        LogConsumer routing = start(first, Duration.ZERO, 100, Duration.ofSeconds(30),
+                Map.of("0@0", failed, "1@0", new CompletableFuture<>()));
+        first.step(() -> {
+            first.rebalance(List.of(P0, P1));
+            records(first, P0, 0, 2);
+        });
+        first.step(() -> records(first, P1, 0, 2));
+        awaitHandled(4);
+        failed.completeExceptionally(new IllegalStateException("Redis refused (test)"));
+        // Both sought back; P0 moves before they are read again, P1 stays and still waits.
+        Thread.sleep(300);
+        first.step(() -> first.rebalance(List.of(P1)));
+        assertThat(routing.stalledSeconds()).isGreaterThan(0.2);
+        routing.stop();
+    }
+
+    @Test
+    void aStopRightAfterAStartMarkerTimedOutHandsThePartitionOnAsItWasFound() throws Exception {
+        Member first = new Member();
+        LogConsumer routing = start(first, Duration.ZERO);
+        first.step(() -> {
+            first.rebalance(List.of(P0));
+            records(first, P0, 0, 4);
+        });
+        awaitHandled(4);
+        routing.stop();
+        threads.get(0).join(5_000);
+
+        Member second = successor();
+        second.storeButTimeOutSyncCommits = 1;
+        LogConsumer next = start(second, Duration.ZERO);
+        second.step(() -> second.rebalance(List.of(P0)));
+        assertThat(group).as("the marker was stored").containsEntry(P0, new OffsetAndMetadata(4, LogConsumer.STARTED));
+        next.stop();
+        threads.get(1).join(5_000);
+        assertThat(group).as("nothing was read here: the next owner must not mark anything DUP").containsEntry(P0, handedOver(4));
+    }
+
+    @Test
     void aPartitionHandedOnBeforeItsPredecessorsPossibleReplaysWereReadAgainIsNotMarkedClean() throws Exception {
         group.put(P0, new OffsetAndMetadata(3));
         Member next = successor();
