@@ -134,8 +134,11 @@ public final class LogConsumer implements Runnable {
     private record Marker(OffsetAndMetadata commit, Long replayEnd) {
     }
 
-    /** Partitions sought back by {@link #abandon} whose records have not been handed to the handler again. Consumer thread only. */
-    private final Set<TopicPartition> soughtBack = new HashSet<>();
+    /**
+     * Partitions sought back by {@link #abandon} whose records have not been handed to the handler
+     * again, with since when (nanoTime) the oldest of them has waited. Consumer thread only.
+     */
+    private final Map<TopicPartition, Long> soughtBack = new HashMap<>();
 
     /** Set when the consumer closes: the revocation Kafka's close calls must not commit again. */
     private boolean closing;
@@ -151,8 +154,9 @@ public final class LogConsumer implements Runnable {
     private volatile long lag;
     private long lagMeasured;
     /**
-     * Since when (nanoTime) records handed to the handler have waited without any batch finishing,
-     * read again or not; 0 while nothing waits (metric {@code tbmq_kafka_consumer_stalled_seconds}).
+     * Since when (nanoTime) the oldest record handed to the handler and not yet done has waited,
+     * counted from the first time it was handed over, through reads again; 0 while nothing waits
+     * (metric {@code tbmq_kafka_consumer_stalled_seconds}).
      */
     private volatile long stalledSince;
     /** Where a message waits when deliveries stall: in Kafka before this consumer, or in the handler. */
@@ -193,9 +197,13 @@ public final class LogConsumer implements Runnable {
         public static final Rest NEVER = new Rest(() -> false, Duration.ZERO);
     }
 
-    /** A polled batch the handler has: per partition its first and next offset, and the handler's outcome. */
-    private record InFlight(Map<TopicPartition, long[]> offsets, int records, long startedNanos, CompletableFuture<Void> sent,
-            CompletableFuture<Void> done) {
+    /**
+     * A polled batch the handler has: per partition its first and next offset, and the handler's
+     * outcome; waitingSince is when its oldest record was first handed over (earlier than
+     * startedNanos for records read again).
+     */
+    private record InFlight(Map<TopicPartition, long[]> offsets, int records, long startedNanos, long waitingSince,
+            CompletableFuture<Void> sent, CompletableFuture<Void> done) {
     }
 
     private static Properties withoutAutoCommit(Properties properties) {
@@ -215,8 +223,9 @@ public final class LogConsumer implements Runnable {
             consumer = c;
             c.subscribe(List.of(topic), new HandOver(c));
             while (running) {
-                ConsumerRecords<byte[], byte[]> records = c.poll(nextPoll);
+                // Before the poll: a stop waking this lookup up must find no record polled and not handed over.
                 checkAgain(c);
+                ConsumerRecords<byte[], byte[]> records = c.poll(nextPoll);
                 rest(c, records.isEmpty());
                 measureLag(c);
                 if (!records.isEmpty()) {
@@ -273,12 +282,16 @@ public final class LogConsumer implements Runnable {
         boolean mayRest = rest.mayRest().getAsBoolean();
         if (resting) {
             if (!mayRest) {
-                c.resume(checked(c.paused()));
+                if (!held) {
+                    c.resume(checked(c.paused()));
+                }
                 resting = false;
                 quietPolls = 0;
             } else if (System.nanoTime() - restingSince >= rest.look().toNanos()) {
                 // One short poll; if it finds nothing, the consumer rests again at once.
-                c.resume(checked(c.paused()));
+                if (!held) {
+                    c.resume(checked(c.paused()));
+                }
                 resting = false;
                 quietPolls = QUIET_POLLS_BEFORE_REST - 1;
                 nextPoll = LOOK_POLL;
@@ -375,8 +388,12 @@ public final class LogConsumer implements Runnable {
 
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            if (!unchecked.isEmpty()) {
+                // A rebalance completed: a lookup refused while it was in progress can be tried again now.
+                nextCheck = System.nanoTime();
+            }
             if (!partitions.isEmpty()) {
-                if (held) {
+                if (held || resting) {
                     c.pause(partitions);
                 }
                 // Which node reads which partition, and since when: what a pause during a rebalance is traced by.
@@ -405,11 +422,8 @@ public final class LogConsumer implements Runnable {
     private void forget(Collection<TopicPartition> partitions) {
         uncommitted.forget(partitions);
         partitions.forEach(markersSent::remove);
-        soughtBack.removeAll(partitions);
-        if (inFlight.isEmpty() && soughtBack.isEmpty()) {
-            // What waited was on these partitions: nothing waits here now.
-            stalledSince = 0;
-        }
+        soughtBack.keySet().removeAll(partitions);
+        measureStall();
         if (unchecked.removeAll(partitions) && unchecked.isEmpty()) {
             uncheckedSince = 0;
         }
@@ -433,9 +447,10 @@ public final class LogConsumer implements Runnable {
         } catch (WakeupException e) {
             throw e;
         } catch (RebalanceInProgressException e) {
-            // The group is rebalancing again: the next poll rejoins it, and the lookup follows at once.
+            // The group is rebalancing again: the next polls rejoin it; the lookup follows the
+            // assignment, or a poll later, not on every loop.
             c.pause(partitions);
-            nextCheck = System.nanoTime();
+            nextCheck = System.nanoTime() + POLL.toNanos();
             return;
         } catch (RuntimeException e) {
             c.pause(partitions);
@@ -560,12 +575,35 @@ public final class LogConsumer implements Runnable {
             outcome = Outcome.of(CompletableFuture.failedFuture(e));
         }
         long now = System.nanoTime();
-        if (stalledSince == 0) {
-            stalledSince = now;
+        long waitingSince = now;
+        for (TopicPartition tp : records.partitions()) {
+            Long since = soughtBack.remove(tp);
+            if (since != null && since - waitingSince < 0) {
+                waitingSince = since;
+            }
         }
-        soughtBack.removeAll(records.partitions());
-        inFlight.addLast(new InFlight(offsets, records.count(), now, outcome.sent(), outcome.done()));
+        inFlight.addLast(new InFlight(offsets, records.count(), now, waitingSince, outcome.sent(), outcome.done()));
         inFlightRecords += records.count();
+        measureStall();
+    }
+
+    /** The oldest wait among the batches in flight and the records sought back to be read again. */
+    private void measureStall() {
+        long oldest = 0;
+        boolean any = false;
+        for (InFlight b : inFlight) {
+            if (!any || b.waitingSince() - oldest < 0) {
+                oldest = b.waitingSince();
+                any = true;
+            }
+        }
+        for (long since : soughtBack.values()) {
+            if (!any || since - oldest < 0) {
+                oldest = since;
+                any = true;
+            }
+        }
+        stalledSince = !any ? 0 : oldest == 0 ? 1 : oldest;
     }
 
     /**
@@ -744,8 +782,8 @@ public final class LogConsumer implements Runnable {
                 replayEnds.computeIfPresent(tp.partition(), (k, end) -> next >= end ? null : end);
             });
             retryBackoff = 100;
-            stalledSince = inFlight.isEmpty() ? 0 : System.nanoTime();
         }
+        measureStall();
     }
 
     /**
@@ -760,11 +798,14 @@ public final class LogConsumer implements Runnable {
     private void abandon(Consumer<byte[], byte[]> c, String why, boolean pause, Collection<TopicPartition> leaving) {
         Map<TopicPartition, long[]> span = new HashMap<>();
         int records = inFlightRecords;
+        Map<TopicPartition, Long> waiting = new HashMap<>();
         for (Iterator<InFlight> it = inFlight.descendingIterator(); it.hasNext();) {
             InFlight b = it.next();
             b.done().cancel(false);
-            b.offsets().forEach((tp, range) -> span.merge(tp, range.clone(),
-                    (a, o) -> new long[] {Math.min(a[0], o[0]), Math.max(a[1], o[1])}));
+            b.offsets().forEach((tp, range) -> {
+                span.merge(tp, range.clone(), (a, o) -> new long[] {Math.min(a[0], o[0]), Math.max(a[1], o[1])});
+                waiting.merge(tp, b.waitingSince(), (x, y) -> x - y < 0 ? x : y);
+            });
         }
         inFlight.clear();
         inFlightRecords = 0;
@@ -775,13 +816,11 @@ public final class LogConsumer implements Runnable {
             if (assigned.contains(tp)) {
                 c.seek(tp, range[0]);
                 replayEnds.merge(tp.partition(), range[1], Math::max);
-                soughtBack.add(tp);
+                soughtBack.merge(tp, waiting.get(tp), (x, y) -> x - y < 0 ? x : y);
             }
         });
-        if (soughtBack.isEmpty()) {
-            // Nothing is read again here: what waited is another member's now.
-            stalledSince = 0;
-        }
+        // What is not read again here is another member's now.
+        measureStall();
         RETRIES.info("%d records from %s not processed (%s); reading them again from %s", records, topic, why,
                 span.entrySet().stream().map(e -> e.getKey().partition() + "@" + e.getValue()[0]).sorted().toList());
         if (pause) {

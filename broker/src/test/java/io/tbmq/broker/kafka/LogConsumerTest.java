@@ -424,6 +424,53 @@ class LogConsumerTest {
     }
 
     @Test
+    void theStallGaugeCountsRecordsToBeReadAgainThoughOtherPartitionsFinish() throws Exception {
+        Member first = new Member();
+        CompletableFuture<Void> failed = new CompletableFuture<>();
+        LogConsumer routing = start(first, Duration.ZERO, 100, Duration.ofSeconds(30), Map.of("0@0", failed));
+        first.step(() -> {
+            first.rebalance(List.of(P0, P1));
+            records(first, P0, 0, 2);
+        });
+        first.step(() -> records(first, P1, 0, 2));
+        awaitHandled(4);
+        Thread.sleep(300);
+        failed.completeExceptionally(new IllegalStateException("a write that keeps failing (test)"));
+        // Both sought back; P1's records come back first and finish, P0's still wait to be read again.
+        first.step(() -> records(first, P1, 0, 2));
+        awaitHandled(6);
+        assertThat(routing.stalledSeconds()).as("P0's records have waited since they were first handed over").isGreaterThan(0.3);
+        routing.stop();
+    }
+
+    @Test
+    void aStopWhileALookupIsRetriedLosesNoRecordPolledBeforeIt() throws Exception {
+        Member first = new Member();
+        first.lockstep = true;
+        LogConsumer routing = start(first, Duration.ZERO);
+        first.step(() -> {
+            first.rebalance(List.of(P0));
+            records(first, P0, 0, 3);
+        });
+        awaitHandled(3);
+        // P1 comes, and its lookup fails: it is looked up again a second later.
+        first.failCommittedReads = 1;
+        first.step(() -> first.rebalance(List.of(P0, P1)));
+        Thread.sleep(1_100);
+        first.onCommittedRead = () -> {
+            routing.stop();
+            throw new org.apache.kafka.common.errors.WakeupException();
+        };
+        // Polled in the loop whose lookup the stop wakes up.
+        first.step(() -> records(first, P0, 3, 6));
+        threads.get(0).join(5_000);
+        assertThat(threads.get(0).isAlive()).isFalse();
+        OffsetAndMetadata p0 = group.get(P0);
+        assertThat(handled).as("every record below the commit was handed to the handler, committed at %s", p0)
+                .containsAll(range(P0, 0, (int) p0.offset()));
+    }
+
+    @Test
     void aPartitionHandedOnBeforeItsPredecessorsPossibleReplaysWereReadAgainIsNotMarkedClean() throws Exception {
         group.put(P0, new OffsetAndMetadata(3));
         Member next = successor();
