@@ -193,8 +193,9 @@ public class BrokerApplication {
         for (String consumed : List.of(topics.msgAll(), topics.msgPersisted(), topics.downlinkBasic(node), topics.downlinkPersisted(node))) {
             metrics.gauge("tbmq.kafka.consumer.lag", "records this node's consumers are behind the topic's end", "topic", consumed,
                     () -> kafka.lag(consumed));
-            metrics.gauge("tbmq.kafka.consumer.stalled.seconds", "seconds this node's consumers of the topic have had records"
-                    + " waiting without finishing any (0 while nothing waits)", "topic", consumed, () -> kafka.stalledSeconds(consumed));
+            metrics.gauge("tbmq.kafka.consumer.stalled.seconds", "seconds the oldest record this node's consumers of the topic"
+                    + " handed on has waited to be finished, through reads again, or a partition has gone unread for want of its"
+                    + " hand-over (0 while nothing waits)", "topic", consumed, () -> kafka.stalledSeconds(consumed));
         }
         admin = new io.tbmq.broker.admin.AdminApi(new io.tbmq.broker.admin.AdminToken(config.admin().token(), config.admin().tokenFile()),
                 new io.tbmq.broker.admin.ClusterSessions(node, core.sessions(), directory, (holder, clientId, command) -> sender.send(

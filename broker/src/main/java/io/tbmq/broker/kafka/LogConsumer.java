@@ -122,6 +122,8 @@ public final class LogConsumer implements Runnable {
     /** Since when (nanoTime) some partition has been unchecked; 0 while none is. */
     private volatile long uncheckedSince;
     private long nextCheck;
+    /** A lookup was refused because the group was rebalancing again: the next assignment callback retries it. */
+    private boolean checkAfterRebalance;
     private Duration checkRetry = FIRST_CHECK_RETRY;
     /**
      * Start markers this member sent for partitions it still holds unchecked, whether or not Kafka
@@ -135,10 +137,14 @@ public final class LogConsumer implements Runnable {
     }
 
     /**
-     * Partitions sought back by {@link #abandon} whose records have not been handed to the handler
-     * again, with since when (nanoTime) the oldest of them has waited. Consumer thread only.
+     * Partitions sought back by {@link #abandon} whose records have not all been handed to the
+     * handler again: since when (nanoTime) the oldest of them has waited, and the offset up to which
+     * they were read before. Consumer thread only.
      */
-    private final Map<TopicPartition, Long> soughtBack = new HashMap<>();
+    private final Map<TopicPartition, SoughtBack> soughtBack = new HashMap<>();
+
+    private record SoughtBack(long waitingSince, long end) {
+    }
 
     /** Set when the consumer closes: the revocation Kafka's close calls must not commit again. */
     private boolean closing;
@@ -302,7 +308,7 @@ public final class LogConsumer implements Runnable {
             return;
         }
         // A consumer still joining its group has nothing to find yet: it does not count as quiet.
-        if (!empty || !inFlight.isEmpty() || !mayRest || c.assignment().isEmpty()) {
+        if (!empty || !inFlight.isEmpty() || !soughtBack.isEmpty() || !mayRest || c.assignment().isEmpty()) {
             quietPolls = 0;
             return;
         }
@@ -388,8 +394,9 @@ public final class LogConsumer implements Runnable {
 
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-            if (!unchecked.isEmpty()) {
-                // A rebalance completed: a lookup refused while it was in progress can be tried again now.
+            if (checkAfterRebalance) {
+                // The rebalance that refused a lookup completed: it can be tried again now.
+                checkAfterRebalance = false;
                 nextCheck = System.nanoTime();
             }
             if (!partitions.isEmpty()) {
@@ -450,6 +457,7 @@ public final class LogConsumer implements Runnable {
             // The group is rebalancing again: the next polls rejoin it; the lookup follows the
             // assignment, or a poll later, not on every loop.
             c.pause(partitions);
+            checkAfterRebalance = true;
             nextCheck = System.nanoTime() + POLL.toNanos();
             return;
         } catch (RuntimeException e) {
@@ -472,7 +480,7 @@ public final class LogConsumer implements Runnable {
     }
 
     private void checkAgain(Consumer<byte[], byte[]> c) {
-        if (unchecked.isEmpty() || System.nanoTime() < nextCheck) {
+        if (unchecked.isEmpty() || System.nanoTime() - nextCheck < 0) {
             return;
         }
         unchecked.retainAll(c.assignment());
@@ -576,15 +584,25 @@ public final class LogConsumer implements Runnable {
         }
         long now = System.nanoTime();
         long waitingSince = now;
-        for (TopicPartition tp : records.partitions()) {
-            Long since = soughtBack.remove(tp);
-            if (since != null && since - waitingSince < 0) {
-                waitingSince = since;
+        boolean readAgain = false;
+        for (Map.Entry<TopicPartition, long[]> e : offsets.entrySet()) {
+            SoughtBack back = soughtBack.get(e.getKey());
+            if (back != null) {
+                // Records read again have waited since they were first handed over.
+                waitingSince = back.waitingSince() - waitingSince < 0 ? back.waitingSince() : waitingSince;
+                if (e.getValue()[1] >= back.end()) {
+                    soughtBack.remove(e.getKey());
+                    readAgain = true;
+                }
             }
         }
         inFlight.addLast(new InFlight(offsets, records.count(), now, waitingSince, outcome.sent(), outcome.done()));
         inFlightRecords += records.count();
-        measureStall();
+        if (readAgain) {
+            measureStall();
+        } else if (stalledSince == 0) {
+            stalledSince = waitingSince == 0 ? 1 : waitingSince;
+        }
     }
 
     /** The oldest wait among the batches in flight and the records sought back to be read again. */
@@ -597,9 +615,9 @@ public final class LogConsumer implements Runnable {
                 any = true;
             }
         }
-        for (long since : soughtBack.values()) {
-            if (!any || since - oldest < 0) {
-                oldest = since;
+        for (SoughtBack back : soughtBack.values()) {
+            if (!any || back.waitingSince() - oldest < 0) {
+                oldest = back.waitingSince();
                 any = true;
             }
         }
@@ -766,8 +784,10 @@ public final class LogConsumer implements Runnable {
     /** The finished batches at the head: their offsets may be committed now. */
     private void popFinished() {
         InFlight head;
+        boolean popped = false;
         while ((head = inFlight.peekFirst()) != null && head.done().isDone() && !head.done().isCompletedExceptionally()) {
             inFlight.pollFirst();
+            popped = true;
             inFlightRecords -= head.records();
             long tookMillis = (System.nanoTime() - head.startedNanos()) / 1_000_000;
             if (tookMillis >= SLOW_MILLIS) {
@@ -783,7 +803,9 @@ public final class LogConsumer implements Runnable {
             });
             retryBackoff = 100;
         }
-        measureStall();
+        if (popped) {
+            measureStall();
+        }
     }
 
     /**
@@ -799,6 +821,7 @@ public final class LogConsumer implements Runnable {
         Map<TopicPartition, long[]> span = new HashMap<>();
         int records = inFlightRecords;
         Map<TopicPartition, Long> waiting = new HashMap<>();
+        soughtBack.forEach((tp, back) -> waiting.put(tp, back.waitingSince()));
         for (Iterator<InFlight> it = inFlight.descendingIterator(); it.hasNext();) {
             InFlight b = it.next();
             b.done().cancel(false);
@@ -816,7 +839,9 @@ public final class LogConsumer implements Runnable {
             if (assigned.contains(tp)) {
                 c.seek(tp, range[0]);
                 replayEnds.merge(tp.partition(), range[1], Math::max);
-                soughtBack.merge(tp, waiting.get(tp), (x, y) -> x - y < 0 ? x : y);
+                SoughtBack before = soughtBack.get(tp);
+                long end = before != null ? Math.max(before.end(), range[1]) : range[1];
+                soughtBack.put(tp, new SoughtBack(waiting.get(tp), end));
             }
         });
         // What is not read again here is another member's now.

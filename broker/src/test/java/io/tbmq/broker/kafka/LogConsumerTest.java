@@ -444,6 +444,28 @@ class LogConsumerTest {
     }
 
     @Test
+    void theStallGaugeCountsRecordsToBeReadAgainUntilTheLastOfThemIsBack() throws Exception {
+        Member first = new Member();
+        CompletableFuture<Void> failed = new CompletableFuture<>();
+        LogConsumer routing = start(first, Duration.ZERO, 100, Duration.ofSeconds(30), Map.of("0@0", failed));
+        first.step(() -> {
+            first.rebalance(List.of(P0));
+            records(first, P0, 0, 4);
+        });
+        awaitHandled(4);
+        Thread.sleep(300);
+        failed.completeExceptionally(new IllegalStateException("a write that keeps failing (test)"));
+        // Read again in two polls: the first half comes back and finishes, the second still waits.
+        first.step(() -> records(first, P0, 0, 2));
+        awaitHandled(6);
+        assertThat(routing.stalledSeconds()).as("0@2 and 0@3 have waited since they were first handed over").isGreaterThan(0.3);
+        first.step(() -> records(first, P0, 2, 4));
+        awaitHandled(8);
+        Awaitility.await().atMost(5, TimeUnit.SECONDS).until(() -> routing.stalledSeconds() == 0);
+        routing.stop();
+    }
+
+    @Test
     void aStopWhileALookupIsRetriedLosesNoRecordPolledBeforeIt() throws Exception {
         Member first = new Member();
         first.lockstep = true;
