@@ -28,13 +28,18 @@ public final class KafkaClients {
         }
         // A consumer waits up to this long for a batch without polling (and a few seconds more to
         // give it up); a member that does not poll for max.poll.interval.ms is expelled from its group.
-        String interval = String.valueOf(config.properties().getOrDefault(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, "300000")).trim();
+        // The consumers take it from the properties file unless an inline property overrides it.
+        String source = "tbmq.kafka.properties." + ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG;
+        Object interval = config.properties().get(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG);
+        if (interval == null && config.propertiesFile().isPresent()) {
+            interval = load(config.propertiesFile().get()).get(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG);
+            source = ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG + " in tbmq.kafka.properties-file " + config.propertiesFile().get();
+        }
         long maxPollInterval;
         try {
-            maxPollInterval = Long.parseLong(interval);
+            maxPollInterval = interval == null ? 300_000 : Long.parseLong(String.valueOf(interval).trim());
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("tbmq.kafka.properties." + ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG
-                    + " must be a number of milliseconds, not " + interval);
+            throw new IllegalArgumentException(source + " must be a number of milliseconds, not " + String.valueOf(interval).trim());
         }
         if (batchTimeout.toMillis() > maxPollInterval - POLL_MARGIN_MILLIS) {
             throw new IllegalArgumentException("tbmq.kafka.consumer-batch-timeout must be at most the consumers' "

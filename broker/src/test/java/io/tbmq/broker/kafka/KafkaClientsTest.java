@@ -116,8 +116,24 @@ class KafkaClientsTest {
 
     @Test
     void anUnreadableFileIsAClearStartupError(@TempDir Path dir) {
-        KafkaClients clients = new KafkaClients(config(Optional.of(dir.resolve("missing").toString()), Map.of()), "node-0");
-        assertThatThrownBy(() -> clients.common("test")).hasMessageContaining("tbmq.kafka.properties-file")
-                .hasMessageContaining("missing");
+        assertThatThrownBy(() -> new KafkaClients(config(Optional.of(dir.resolve("missing").toString()), Map.of()), "node-0"))
+                .hasMessageContaining("tbmq.kafka.properties-file").hasMessageContaining("missing");
+    }
+
+    @Test
+    void aMaxPollIntervalFromThePropertiesFileIsCheckedAgainstTheBatchTimeoutUnlessAnInlineOneOverridesIt(@TempDir Path dir)
+            throws Exception {
+        // The consumers would take 60 s from the file: a 55 s batch wait would get them expelled from their group.
+        Path file = dir.resolve("client.properties");
+        Files.writeString(file, "max.poll.interval.ms=60000\n");
+        assertThatThrownBy(() -> new KafkaClients(config(Optional.of(file.toString()), Map.of(), java.time.Duration.ofSeconds(10),
+                java.time.Duration.ofMillis(500), java.time.Duration.ofSeconds(55)), "node-0"))
+                .hasMessage("tbmq.kafka.consumer-batch-timeout must be at most the consumers' max.poll.interval.ms less 10 s (50000 ms), not PT55S");
+        assertThat(new KafkaClients(config(Optional.of(file.toString()), Map.of("max.poll.interval.ms", "120000"),
+                java.time.Duration.ofSeconds(10), java.time.Duration.ofMillis(500), java.time.Duration.ofSeconds(55)), "node-0")
+                .consumer("tbmq-msg-all-router", "router-0")).containsEntry("max.poll.interval.ms", "120000");
+        Files.writeString(file, "max.poll.interval.ms=5m\n");
+        assertThatThrownBy(() -> new KafkaClients(config(Optional.of(file.toString()), Map.of()), "node-0"))
+                .hasMessage("max.poll.interval.ms in tbmq.kafka.properties-file " + file + " must be a number of milliseconds, not 5m");
     }
 }
