@@ -13,6 +13,8 @@ public class BrokerSpec {
             + "with it (same registry and version).")
     private String image;
 
+    @JsonPropertyDescription("When the kubelet pulls the broker image: Always, IfNotPresent (the default) or Never.")
+    @io.fabric8.generator.annotation.Pattern("^(Always|IfNotPresent|Never)$")
     private String imagePullPolicy = "IfNotPresent";
 
     @JsonPropertyDescription("CPU and memory of each broker. A CPU request changes how many brokers the target needs "

@@ -2,8 +2,11 @@ package io.tbmq.operator.api;
 
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.ValidationRule;
 
 /** One listener: on or off, and its port (the same in the pod and on the Service). */
+@ValidationRule(value = "!has(self.enabled) || !self.enabled || !has(self.port) || self.port != 8080",
+        message = "port 8080 is the broker's HTTP port (health checks and metrics)", fieldPath = ".port")
 public class ListenerSpec {
     private boolean enabled;
 

@@ -21,18 +21,20 @@ public final class SecretReferences {
     public static List<FieldError> check(TbmqClusterSpec spec, Function<String, Secret> lookup) {
         List<FieldError> errors = new ArrayList<>();
         var broker = spec.getBroker();
-        require(errors, lookup, "spec.broker.tlsSecret", broker.getTlsSecret(), "tls.crt", "tls.key");
-        require(errors, lookup, "spec.broker.credentialsSecret", broker.getCredentialsSecret(), "credentials.yaml");
-        require(errors, lookup, "spec.broker.adminSecret", broker.getAdminSecret(), "token");
+        require(errors, lookup, "spec.broker.tlsSecret", broker.getTlsSecret(), true, "tls.crt", "tls.key");
+        // An empty credentials file is a valid one (no users yet, TbmqUsers may add them).
+        require(errors, lookup, "spec.broker.credentialsSecret", broker.getCredentialsSecret(), false, "credentials.yaml");
+        require(errors, lookup, "spec.broker.adminSecret", broker.getAdminSecret(), true, "token");
         if (spec.getKafka().getMode() == Mode.EXTERNAL) {
-            require(errors, lookup, "spec.kafka.clientSecret", spec.getKafka().getClientSecret(), "client.properties");
+            require(errors, lookup, "spec.kafka.clientSecret", spec.getKafka().getClientSecret(), false, "client.properties");
         }
-        require(errors, lookup, "spec.redis.passwordSecret", spec.getRedis().getPasswordSecret(), "password");
+        require(errors, lookup, "spec.redis.passwordSecret", spec.getRedis().getPasswordSecret(), true, "password");
         return errors;
     }
 
+    /** {@code nonEmpty}: an empty value is refused too (a certificate, a token or a password cannot be empty). */
     private static void require(List<FieldError> errors, Function<String, Secret> lookup, String field, String name,
-            String... keys) {
+            boolean nonEmpty, String... keys) {
         if (name == null || name.isBlank()) {
             return;
         }
@@ -42,10 +44,14 @@ public final class SecretReferences {
             return;
         }
         for (String key : keys) {
+            String data = secret.getData() == null ? null : secret.getData().get(key);
+            String stringData = secret.getStringData() == null ? null : secret.getStringData().get(key);
             boolean present = (secret.getData() != null && secret.getData().containsKey(key))
                     || (secret.getStringData() != null && secret.getStringData().containsKey(key));
             if (!present) {
                 errors.add(new FieldError(field, "Secret '" + name + "' has no key '" + key + "'"));
+            } else if (nonEmpty && (data == null || data.isEmpty()) && (stringData == null || stringData.isEmpty())) {
+                errors.add(new FieldError(field, "Secret '" + name + "' has an empty '" + key + "'"));
             }
         }
     }

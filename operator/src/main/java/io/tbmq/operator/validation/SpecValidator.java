@@ -19,6 +19,7 @@ import io.tbmq.operator.api.PersistenceSpec;
 import io.tbmq.operator.api.RedisSpec;
 import io.tbmq.operator.api.StorageSpec;
 import io.tbmq.operator.api.TbmqClusterSpec;
+import io.tbmq.operator.desired.BrokerModel;
 
 /**
  * Checks a spec before anything is changed. The CRD's OpenAPI and CEL rules catch most of this at
@@ -33,6 +34,8 @@ public final class SpecValidator {
     static final int MAX_CPU_CORES = 1024;
     private static final Pattern HOST_PORT = Pattern.compile("^[A-Za-z0-9._\\-\\[\\]:]+:[0-9]{1,5}$");
     private static final Pattern DURATION = Pattern.compile(PersistenceSpec.DURATION);
+    /** A container's imagePullPolicy, as Kubernetes spells it. */
+    static final List<String> PULL_POLICIES = List.of("Always", "IfNotPresent", "Never");
 
     private SpecValidator() {
     }
@@ -82,6 +85,10 @@ public final class SpecValidator {
         if (broker.getImage() != null && broker.getImage().isBlank()) {
             errors.add(new FieldError("spec.broker.image", "must not be empty (leave it out for the operator's default)"));
         }
+        if (broker.getImagePullPolicy() != null && !PULL_POLICIES.contains(broker.getImagePullPolicy())) {
+            errors.add(new FieldError("spec.broker.imagePullPolicy", "must be one of " + String.join(", ", PULL_POLICIES) + ", was '"
+                    + broker.getImagePullPolicy() + "'"));
+        }
         if (broker.getCredentialsSecret() == null && !broker.isAllowAnonymous()) {
             errors.add(new FieldError("spec.broker.credentialsSecret",
                     "is required unless spec.broker.allowAnonymous is true (no client could connect)"));
@@ -123,6 +130,10 @@ public final class SpecValidator {
             String field = "spec.broker.listeners." + e.getKey();
             if (listener.getPort() < 1 || listener.getPort() > 65535) {
                 errors.add(new FieldError(field + ".port", "must be between 1 and 65535, was " + listener.getPort()));
+            } else if (listener.getPort() == BrokerModel.HTTP_PORT) {
+                // The broker would fail to bind it at start, and the rollout would stop on a crash-looping pod.
+                errors.add(new FieldError(field + ".port", "port " + BrokerModel.HTTP_PORT
+                        + " is the broker's HTTP port (health checks and metrics)"));
             } else if (ports.containsKey(listener.getPort())) {
                 errors.add(new FieldError(field + ".port", "port " + listener.getPort() + " is also used by "
                         + ports.get(listener.getPort())));
@@ -217,6 +228,7 @@ public final class SpecValidator {
         if (resources == null) {
             return;
         }
+        int before = errors.size();
         for (String kind : List.of("requests", "limits")) {
             Map<String, Quantity> values = kind.equals("requests") ? resources.getRequests() : resources.getLimits();
             if (values == null) {
@@ -228,6 +240,15 @@ public final class SpecValidator {
                 } else if (name.equals("cpu") && Quantity.getAmountInBytes(q).compareTo(BigDecimal.valueOf(MAX_CPU_CORES)) > 0) {
                     errors.add(new FieldError(field + "." + kind + "." + name, "'" + q + "' is more than the " + MAX_CPU_CORES
                             + " cores one pod may ask for"));
+                }
+            });
+        }
+        if (errors.size() == before && resources.getRequests() != null && resources.getLimits() != null) {
+            // Kubernetes refuses such a pod template, after Kafka and Redis would already have been changed.
+            resources.getRequests().forEach((name, request) -> {
+                Quantity limit = resources.getLimits().get(name);
+                if (limit != null && Quantity.getAmountInBytes(request).compareTo(Quantity.getAmountInBytes(limit)) > 0) {
+                    errors.add(new FieldError(field + ".requests." + name, "'" + request + "' is more than its limit '" + limit + "'"));
                 }
             });
         }

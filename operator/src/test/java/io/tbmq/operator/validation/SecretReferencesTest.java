@@ -64,4 +64,22 @@ class SecretReferencesTest {
         assertThat(SecretReferences.check(spec, secrets::get)).extracting(FieldError::toString)
                 .containsExactly("spec.broker.adminSecret: Secret 'admin' has no key 'token'");
     }
+
+    @Test
+    void aPasswordTokenOrCertificateThatIsEmptyIsNamedByItsFieldButAnEmptyUsersFileIsValid() {
+        // The Redis password Secret would otherwise pass here and fail half-way through a reconcile, after Kafka was changed.
+        TbmqClusterSpec spec = spec();
+        spec.getRedis().setPasswordSecret("redis");
+        spec.getBroker().setAdminSecret("admin");
+        Secret tls = secret("tls", "tls.crt");
+        tls.getData().put("tls.key", "");
+        Map<String, Secret> secrets = Map.of("users", new SecretBuilder().withNewMetadata().withName("users").endMetadata()
+                .addToData("credentials.yaml", "").build(), "tls", tls,
+                "admin", new SecretBuilder().withNewMetadata().withName("admin").endMetadata().addToStringData("token", "").build(),
+                "redis", new SecretBuilder().withNewMetadata().withName("redis").endMetadata().addToData("password", "").build());
+        assertThat(SecretReferences.check(spec, secrets::get)).extracting(FieldError::toString).containsExactly(
+                "spec.broker.tlsSecret: Secret 'tls' has an empty 'tls.key'",
+                "spec.broker.adminSecret: Secret 'admin' has an empty 'token'",
+                "spec.redis.passwordSecret: Secret 'redis' has an empty 'password'");
+    }
 }

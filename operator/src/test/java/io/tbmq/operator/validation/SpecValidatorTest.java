@@ -169,6 +169,46 @@ class SpecValidatorTest {
     }
 
     @Test
+    void aRequestAboveItsLimitIsRefusedNamingTheRequestSinceKubernetesWouldRefuseThePodTemplate() {
+        // Found only by the StatefulSet write, it came after Kafka and Redis had been changed by the same edit.
+        TbmqClusterSpec spec = valid();
+        ResourceRequirements redis = new ResourceRequirements();
+        redis.setRequests(Map.of("cpu", new Quantity("2"), "memory", new Quantity("1Gi")));
+        redis.setLimits(Map.of("cpu", new Quantity("1"), "memory", new Quantity("1024Mi")));
+        spec.getRedis().setResources(redis);
+        ResourceRequirements broker = new ResourceRequirements();
+        broker.setRequests(Map.of("memory", new Quantity("2Gi")));
+        broker.setLimits(Map.of("memory", new Quantity("1500Mi"), "cpu", new Quantity("1")));
+        spec.getBroker().setResources(broker);
+        List<FieldError> errors = SpecValidator.validate(spec);
+        assertThat(errors).extracting(FieldError::toString).containsExactlyInAnyOrder(
+                "spec.broker.resources.requests.memory: '2Gi' is more than its limit '1500Mi'",
+                "spec.redis.resources.requests.cpu: '2' is more than its limit '1'");
+        broker.setLimits(Map.of("memory", new Quantity("2Gi")));
+        redis.setLimits(Map.of("cpu", new Quantity("2000m")));
+        assertThat(SpecValidator.validate(spec)).isEmpty();
+    }
+
+    @Test
+    void aListenerOnTheBrokersHttpPortIsRefusedSinceTheBrokerCouldNotStart() {
+        TbmqClusterSpec spec = valid();
+        spec.getBroker().getListeners().getWs().setEnabled(true);
+        spec.getBroker().getListeners().getWs().setPort(8080);
+        assertThat(SpecValidator.validate(spec)).extracting(FieldError::toString).containsExactly(
+                "spec.broker.listeners.ws.port: port 8080 is the broker's HTTP port (health checks and metrics)");
+    }
+
+    @Test
+    void anImagePullPolicyKubernetesDoesNotKnowIsRefused() {
+        TbmqClusterSpec spec = valid();
+        spec.getBroker().setImagePullPolicy("always");
+        assertThat(SpecValidator.validate(spec)).extracting(FieldError::toString).containsExactly(
+                "spec.broker.imagePullPolicy: must be one of Always, IfNotPresent, Never, was 'always'");
+        spec.getBroker().setImagePullPolicy("Always");
+        assertThat(SpecValidator.validate(spec)).isEmpty();
+    }
+
+    @Test
     void quantitiesMustParseAndBePositive() {
         TbmqClusterSpec spec = valid();
         ResourceRequirements r = new ResourceRequirements();
