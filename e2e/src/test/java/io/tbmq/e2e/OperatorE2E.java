@@ -448,6 +448,27 @@ class OperatorE2E {
         String otherClass = kubectlOutcome(repo, false, "-n", NS, "patch", "tbmq", NAME, "--type", "merge", "-p",
                 "{\"spec\":{\"kafka\":{\"storage\":{\"storageClass\":\"fast\"}}}}");
         assertThat(otherClass).contains("spec.kafka.storage.storageClass", "cannot change");
+        String httpPort = kubectlOutcome(repo, false, "-n", NS, "patch", "tbmq", NAME, "--type", "merge", "-p",
+                "{\"spec\":{\"broker\":{\"listeners\":{\"ws\":{\"enabled\":true,\"port\":8080}}}}}");
+        assertThat(httpPort).contains("spec.broker.listeners.ws.port", "8080 is the broker's HTTP port");
+
+        // A storage block added where there was none has nothing for those rules to compare with. Another Redis class
+        // would be refused by the StatefulSet on every pass: the volumes keep theirs, a condition says so, and the
+        // broker change made with it still applies.
+        kubectlOutcome(repo, true, "-n", NS, "patch", "tbmq", NAME, "--type", "json", "-p",
+                "[{\"op\":\"remove\",\"path\":\"/spec/redis/storage\"}]");
+        kubectlOutcome(repo, true, "-n", NS, "patch", "tbmq", NAME, "--type", "merge", "-p",
+                "{\"spec\":{\"redis\":{\"storage\":{\"storageClass\":\"fast\"}},\"broker\":{\"config\":{\"tbmq.mqtt.max-keep-alive\":\"90\"}}}}");
+        TbmqCluster classKept = awaitReady(get().getMetadata().getGeneration());
+        assertThat(condition(classKept, "RedisStorageClassKept").getMessage()).contains("spec.redis.storage.storageClass 'fast'",
+                "(the cluster's default)");
+        assertThat(condition(classKept, "Degraded").getStatus()).isEqualTo("False");
+        assertThat(client.configMaps().inNamespace(NS).withName(NAME + "-broker-config").get().getData())
+                .containsEntry("TBMQ_MQTT_MAX_KEEP_ALIVE", "90");
+        assertThat(sts(NAME + "-redis").getSpec().getVolumeClaimTemplates().get(0).getSpec().getStorageClassName()).isNull();
+        kubectlOutcome(repo, true, "-n", NS, "patch", "tbmq", NAME, "--type", "json", "-p",
+                "[{\"op\":\"remove\",\"path\":\"/spec/redis/storage\"}]");
+        await("RedisStorageClassKept gone once the class is", () -> condition(get(), "RedisStorageClassKept") == null);
 
         // A larger size the cluster's default StorageClass cannot expand: reported, and the broker change made with it still applies.
         assertThat(client.storage().v1().storageClasses().list().getItems()).filteredOn(sc -> sc.getMetadata().getAnnotations() != null
@@ -464,6 +485,58 @@ class OperatorE2E {
                 .containsEntry("TBMQ_MQTT_MAX_KEEP_ALIVE", "120");
         assertThat(sts(NAME + "-redis").getSpec().getVolumeClaimTemplates().get(0).getSpec().getResources().getRequests()
                 .get("storage").toString()).isEqualTo("8Gi");
+
+        // Where the StorageClass expands volumes, the Redis StatefulSet is deleted (its pods orphaned) and written again
+        // with the new size: the 16Gi asked for above is applied once the class allows it, with no edit.
+        String standard = client.storage().v1().storageClasses().list().getItems().stream()
+                .filter(sc -> sc.getMetadata().getAnnotations() != null
+                        && "true".equals(sc.getMetadata().getAnnotations().get("storageclass.kubernetes.io/is-default-class")))
+                .findFirst().orElseThrow().getMetadata().getName();
+        expandable(standard, true);
+        try {
+            await("the volumes expanded to 16Gi", () -> "16Gi".equals(redisVolumeSize()) && get().getStatus() != null
+                    && condition(get(), "RedisStorageNotExpanded") == null);
+            assertThat(client.persistentVolumeClaims().inNamespace(NS).withName("data-" + NAME + "-redis-0").get().getSpec()
+                    .getResources().getRequests().get("storage").toString()).isEqualTo("16Gi");
+            assertThat(eventReasons()).contains("RedisStorageExpanded");
+            awaitReady(get().getMetadata().getGeneration());
+
+            // Something else in the next such edit that the API server refuses (a resource name Kubernetes does not know)
+            // is found by a dry run before the StatefulSet is deleted: the edit is not applied, the cluster says so, and
+            // the StatefulSet is still there.
+            TbmqCluster refused = edit(x -> {
+                x.getSpec().getRedis().getStorage().setSize("32Gi");
+                x.getSpec().getRedis().getResources().getLimits().put("gpu", new io.fabric8.kubernetes.api.model.Quantity("1"));
+            });
+            await("the refused write reported", () -> {
+                Condition notReady = condition(get(), "Ready");
+                return notReady != null && "ReconcileError".equals(notReady.getReason())
+                        && notReady.getObservedGeneration() == refused.getMetadata().getGeneration();
+            });
+            assertThat(condition(get(), "Ready").getStatus()).isEqualTo("False");
+            assertThat(condition(get(), "Degraded").getMessage()).contains("gpu");
+            assertThat(sts(NAME + "-redis")).as("the Redis StatefulSet, still there").isNotNull();
+            assertThat(redisVolumeSize()).isEqualTo("16Gi");
+
+            TbmqCluster fixed = edit(x -> x.getSpec().getRedis().getResources().getLimits().remove("gpu"));
+            awaitReady(fixed.getMetadata().getGeneration());
+            await("the volumes expanded to 32Gi", () -> "32Gi".equals(redisVolumeSize()));
+        } finally {
+            expandable(standard, false);
+        }
+    }
+
+    private static String redisVolumeSize() {
+        StatefulSet redis = sts(NAME + "-redis");
+        return redis == null ? null
+                : redis.getSpec().getVolumeClaimTemplates().get(0).getSpec().getResources().getRequests().get("storage").toString();
+    }
+
+    private static void expandable(String storageClass, boolean expands) {
+        client.storage().v1().storageClasses().withName(storageClass).edit(sc -> {
+            sc.setAllowVolumeExpansion(expands ? Boolean.TRUE : null);
+            return sc;
+        });
     }
 
     @Test

@@ -169,7 +169,7 @@ public final class KafkaModel {
         return requested != null ? requested : Resources.requests(target >= 200_000 ? "2" : "1", target >= 200_000 ? "4Gi" : "2Gi");
     }
 
-    static String blankToNull(String s) {
+    public static String blankToNull(String s) {
         return s == null || s.isBlank() ? null : s;
     }
 }

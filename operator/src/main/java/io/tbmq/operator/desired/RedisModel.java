@@ -176,7 +176,17 @@ public final class RedisModel {
     }
 
     public static StatefulSet statefulSet(TbmqCluster owner, Names names, int replicas) {
-        return statefulSet(owner, names, replicas, storage(owner).getSize());
+        return statefulSet(owner, names, replicas, volumes(owner));
+    }
+
+    /** The Redis pods' volumes: their size and StorageClass (null: the Kubernetes cluster's default). */
+    public record Volumes(String size, String storageClass) {
+    }
+
+    /** The volumes the spec asks for. */
+    public static Volumes volumes(TbmqCluster owner) {
+        StorageSpec storage = storage(owner);
+        return new Volumes(storage.getSize(), KafkaModel.blankToNull(storage.getStorageClass()));
     }
 
     /** The Redis volumes' storage; every read of its size goes through here, so a block without one gets the default. */
@@ -185,10 +195,9 @@ public final class RedisModel {
         return (storage == null ? new StorageSpec() : storage).withDefaultSize(RedisSpec.DEFAULT_STORAGE_SIZE);
     }
 
-    /** With volumes of {@code volumeSize} (the existing volumes' size when the spec's cannot be applied). */
-    public static StatefulSet statefulSet(TbmqCluster owner, Names names, int replicas, String volumeSize) {
+    /** With {@code volumes} (the existing volumes' size or class where the spec's cannot be applied). */
+    public static StatefulSet statefulSet(TbmqCluster owner, Names names, int replicas, Volumes volumes) {
         RedisSpec spec = owner.getSpec().getRedis();
-        StorageSpec storage = storage(owner);
         String cluster = owner.getMetadata().getName();
         ResourceRequirements resources = resources(owner);
         List<String> args = new java.util.ArrayList<>(List.of("/etc/redis/redis.conf",
@@ -223,7 +232,7 @@ public final class RedisModel {
                     .withNewUpdateStrategy().withType("OnDelete").endUpdateStrategy()
                     .withNewSelector().withMatchLabels(Labels.selector(cluster, COMPONENT)).endSelector()
                     .withNewPersistentVolumeClaimRetentionPolicy()
-                        .withWhenDeleted(storage.isDeleteClaim() ? "Delete" : "Retain")
+                        .withWhenDeleted(storage(owner).isDeleteClaim() ? "Delete" : "Retain")
                         // A removed master has handed its slots over: its volume holds nothing.
                         .withWhenScaled("Delete")
                     .endPersistentVolumeClaimRetentionPolicy()
@@ -262,8 +271,8 @@ public final class RedisModel {
                         .withNewMetadata().withName("data").withLabels(Labels.of(cluster, COMPONENT)).endMetadata()
                         .withNewSpec()
                             .withAccessModes("ReadWriteOnce")
-                            .withStorageClassName(KafkaModel.blankToNull(storage.getStorageClass()))
-                            .withNewResources().addToRequests("storage", new Quantity(volumeSize)).endResources()
+                            .withStorageClassName(volumes.storageClass())
+                            .withNewResources().addToRequests("storage", new Quantity(volumes.size())).endResources()
                         .endSpec()
                     .endVolumeClaimTemplate()
                 .endSpec()

@@ -12,6 +12,13 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
  */
 public final class Applier {
     public static final String FIELD_MANAGER = "tbmq-operator";
+    private static final io.fabric8.kubernetes.client.utils.KubernetesSerialization CLONES =
+            new io.fabric8.kubernetes.client.utils.KubernetesSerialization();
+    /**
+     * Per StatefulSet, the last spec whose pods the API server accepted: a reconcile every few seconds
+     * writes the same spec again, and need not ask again. Two entries per TbmqCluster at most.
+     */
+    private static final java.util.Map<String, String> CHECKED = new java.util.concurrent.ConcurrentHashMap<>();
     private final KubernetesClient client;
     private final boolean serverSideApply;
     private final WatchedObjects watched;
@@ -27,6 +34,9 @@ public final class Applier {
     }
 
     public <T extends HasMetadata> T apply(T desired) {
+        if (desired instanceof StatefulSet statefulSet) {
+            checkPods(statefulSet);
+        }
         HasMetadata before = desired instanceof StatefulSet ? current(desired) : null;
         desired.getMetadata().setManagedFields(null);
         desired.getMetadata().setResourceVersion(null);
@@ -42,6 +52,53 @@ public final class Applier {
             watched.written(before, after);
         }
         return after;
+    }
+
+    /**
+     * Has the API server check the pods {@code statefulSet} would make, with a dry run of one (nothing
+     * without server-side apply: the fast tests' mock server). The API server does not validate a
+     * StatefulSet's pod template, only the pods its controller then fails to create; by then the
+     * controller (brokers) or the operator (Redis, one pod at a time) has already deleted a running pod
+     * to replace it. Only a refusal of the pod itself stops the write: anything else (a quota the extra
+     * pod would exceed, a ServiceAccount not there yet) is left to the StatefulSet controller as before.
+     */
+    public void checkPods(StatefulSet statefulSet) {
+        if (!serverSideApply) {
+            return;
+        }
+        String key = statefulSet.getMetadata().getNamespace() + "/" + statefulSet.getMetadata().getName();
+        String written = CLONES.asJson(statefulSet.getSpec());
+        if (written.equals(CHECKED.get(key))) {
+            return;
+        }
+        var template = statefulSet.getSpec().getTemplate();
+        var spec = CLONES.clone(template.getSpec());
+        // The claim templates' volumes: the pod only needs its mounts to name volumes it has.
+        for (var claim : statefulSet.getSpec().getVolumeClaimTemplates()) {
+            spec.getVolumes().add(new io.fabric8.kubernetes.api.model.VolumeBuilder().withName(claim.getMetadata().getName())
+                    .withNewEmptyDir().endEmptyDir().build());
+        }
+        var pod = new io.fabric8.kubernetes.api.model.PodBuilder().withNewMetadata()
+                .withName(statefulSet.getMetadata().getName() + "-check").withNamespace(statefulSet.getMetadata().getNamespace())
+                .withLabels(template.getMetadata() == null ? null : template.getMetadata().getLabels())
+                .withAnnotations(template.getMetadata() == null ? null : template.getMetadata().getAnnotations())
+                .endMetadata().withSpec(spec).build();
+        try {
+            client.pods().inNamespace(pod.getMetadata().getNamespace()).resource(pod).dryRun().create();
+            CHECKED.put(key, written);
+        } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+            if (e.getCode() == 422) {
+                throw new PodsRefused(statefulSet.getMetadata().getName(), e.getStatus() != null && e.getStatus().getMessage() != null
+                        ? e.getStatus().getMessage() : e.getMessage());
+            }
+        }
+    }
+
+    /** The API server would refuse the pods of a StatefulSet: it is left as it is. */
+    public static final class PodsRefused extends RuntimeException {
+        PodsRefused(String statefulSet, String why) {
+            super("the API server refuses the pods of StatefulSet " + statefulSet + ", so it is left as it is: " + why);
+        }
     }
 
     /** What the cluster has under {@code desired}'s name: watched kinds from the informer cache, others by GET. */

@@ -56,7 +56,9 @@ public final class RedisProvisioner {
     private final Applier applier;
     private final EventRecorder events;
     private final RedisEndpoints endpoints;
-    private String volumeSize;
+    private RedisModel.Volumes volumes;
+    /** Why the volumes written differ from the spec's, said whether or not the rest is ready yet. */
+    private List<ComponentStatus.Notice> storageNotices = List.of();
     private RedisPasswordRotation.Progress passwordProgress = RedisPasswordRotation.Progress.NOTHING;
     /** Whether this pass read every node's memory, and the masters nearly full as it did (null: none). */
     private boolean memoryRead;
@@ -79,7 +81,11 @@ public final class RedisProvisioner {
         passwordProgress = RedisPasswordRotation.Progress.NOTHING;
         memoryRead = false;
         memoryNotice = null;
+        storageNotices = List.of();
         ComponentStatus status = managed(owner, plan, names, rotation, passwords);
+        for (ComponentStatus.Notice notice : storageNotices) {
+            status = status.with(notice);
+        }
         // A pass that did not read every node (pods rolling, slots moving) says what the last one read.
         ComponentStatus.Notice memory = memoryRead ? memoryNotice : lastMemoryNotice(owner);
         if (memory != null) {
@@ -102,12 +108,13 @@ public final class RedisProvisioner {
         int current = before == null || before.getSpec().getReplicas() == null ? 0 : before.getSpec().getReplicas();
         int replicas = Math.max(masters, current);
         RedisStorage.Decision storage = new RedisStorage(applier, events).decide(owner, names, before);
-        volumeSize = storage.volumeSize();
+        volumes = storage.volumes();
+        storageNotices = storage.notices();
         // Events go before the write they announce, so an operator stopped in between still records them.
         if (replicas > current && current > 0) {
             events.normal(owner, "ScalingRedis", "Redis pods " + current + " -> " + replicas + " (" + plan.redisMasters().rule() + ")");
         }
-        StatefulSet applied = applier.apply(RedisModel.statefulSet(owner, names, replicas, volumeSize));
+        StatefulSet applied = applier.apply(RedisModel.statefulSet(owner, names, replicas, volumes));
 
         List<Pod> pods = readyPods(owner, names, replicas);
         if (pods.size() < replicas) {
@@ -119,7 +126,7 @@ public final class RedisProvisioner {
                 events.normal(owner, "ScalingRedis", "Redis pods " + replicas + " -> " + keep + ": redis-" + keep
                         + (keep + 1 < replicas ? " to redis-" + (replicas - 1) : "") + " never joined, and the masters kept serve"
                         + " every slot (" + plan.redisMasters().rule() + ")");
-                applier.apply(RedisModel.statefulSet(owner, names, keep, volumeSize));
+                applier.apply(RedisModel.statefulSet(owner, names, keep, volumes));
                 return progressing("ScalingDown", "removing Redis pods that never joined", Math.min(pods.size(), masters), masters);
             }
             String cause = PodDiagnosis.problem(all).map(p -> ": " + p).orElse("");
@@ -240,12 +247,12 @@ public final class RedisProvisioner {
         if (replicas > masters) {
             events.normal(owner, "ScalingRedis", "Redis pods " + replicas + " -> " + masters
                     + " after their slots moved to the remaining masters");
-            applier.apply(RedisModel.statefulSet(owner, names, masters, volumeSize));
+            applier.apply(RedisModel.statefulSet(owner, names, masters, volumes));
             return progressing("ScalingDown", "removing drained Redis pods", masters, masters);
         }
         ComponentStatus ready = new ComponentStatus(CONDITION, true, "ClusterReady", masters
                 + " masters, all 16384 slots served and balanced", masters + "/" + masters);
-        return storage.notice() == null ? ready : ready.with(storage.notice());
+        return ready;
     }
 
     /**

@@ -1,6 +1,9 @@
 package io.tbmq.operator.provision;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -8,50 +11,102 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.tbmq.operator.api.TbmqCluster;
+import io.tbmq.operator.desired.KafkaModel;
 import io.tbmq.operator.desired.Names;
 import io.tbmq.operator.desired.RedisModel;
 
 /**
- * A larger {@code spec.redis.storage.size} on running Redis pods. A StatefulSet's volume templates
- * cannot change, so applying the new size would fail on every reconcile and block everything
- * behind it. Where the StorageClass allows expansion, each volume is expanded and the StatefulSet
- * re-created around its running pods (deleted with its pods orphaned); where it does not, the
- * volumes keep their size and a condition says why. The CRD refuses smaller sizes and other classes.
+ * A changed {@code spec.redis.storage} on running Redis pods. A StatefulSet's volume templates
+ * cannot change, so applying a new size or class would fail on every reconcile and block everything
+ * behind it. A larger size, where the StorageClass allows expansion: each volume is expanded and the
+ * StatefulSet re-created around its running pods (deleted with its pods orphaned). A smaller size,
+ * a class that does not expand, or another class: the volumes stay as they are and a condition
+ * names the field, while everything else in the spec is applied.
  */
 public final class RedisStorage {
     public static final String NOT_EXPANDED = "RedisStorageNotExpanded";
+    public static final String CLASS_KEPT = "RedisStorageClassKept";
     static final String DEFAULT_CLASS = "storageclass.kubernetes.io/is-default-class";
 
-    record Decision(String volumeSize, ComponentStatus.Notice notice) {
+    /** The volumes to write, and why they differ from the spec's (none when they do not). */
+    record Decision(RedisModel.Volumes volumes, List<ComponentStatus.Notice> notices) {
     }
+
+    /** How long a re-created StatefulSet waits for the old one to be gone (the garbage collector orphans its pods first). */
+    static final long GONE_WAIT_SECONDS = 30;
 
     private final Applier applier;
     private final EventRecorder events;
+    /** A StorageClass by name, or the default one for null; null when there is none. */
+    private final java.util.function.Function<String, StorageClass> classes;
 
     RedisStorage(Applier applier, EventRecorder events) {
         this.applier = applier;
         this.events = events;
+        this.classes = this::storageClass;
+    }
+
+    /** For tests without an API server. */
+    RedisStorage(java.util.function.Function<String, StorageClass> classes) {
+        this.applier = null;
+        this.events = null;
+        this.classes = classes;
     }
 
     Decision decide(TbmqCluster owner, Names names, StatefulSet existing) {
-        String wanted = RedisModel.storage(owner).getSize();
+        RedisModel.Volumes asked = RedisModel.volumes(owner);
         String current = volumeSize(existing);
-        if (current == null || compare(wanted, current) == 0) {
-            return new Decision(wanted, null);
+        if (current == null) {
+            return new Decision(asked, List.of());
+        }
+        List<ComponentStatus.Notice> notices = new ArrayList<>();
+        String className = KafkaModel.blankToNull(existing.getSpec().getVolumeClaimTemplates().get(0).getSpec().getStorageClassName());
+        if (!sameClass(asked.storageClass(), className)) {
+            notices.add(new ComponentStatus.Notice(CLASS_KEPT, "StorageClassChangeRefused", "spec.redis.storage.storageClass "
+                    + describe(asked.storageClass()) + " is not the volumes' " + describe(className)
+                    + "; a StatefulSet's volumes cannot change their StorageClass, so they keep theirs; everything else in the spec"
+                    + " is applied"));
+        }
+        String size = size(owner, names, existing, asked.size(), current, className, notices);
+        return new Decision(new RedisModel.Volumes(size, className), notices);
+    }
+
+    /** Whether two volume template classes are the same, no class at all meaning the default one. */
+    private boolean sameClass(String a, String b) {
+        if (Objects.equals(a, b)) {
+            return true;
+        }
+        StorageClass byDefault = a == null || b == null ? classes.apply(null) : null;
+        return byDefault != null && byDefault.getMetadata().getName().equals(a == null ? b : a);
+    }
+
+    private static String describe(String storageClass) {
+        return storageClass == null ? "(the cluster's default)" : "'" + storageClass + "'";
+    }
+
+    /** The size to write: {@code wanted} once the volumes are expanded to it, otherwise {@code current}. */
+    private String size(TbmqCluster owner, Names names, StatefulSet existing, String wanted, String current, String className,
+            List<ComponentStatus.Notice> notices) {
+        if (compare(wanted, current) == 0) {
+            return wanted;
         }
         if (compare(wanted, current) < 0) {
-            return new Decision(current, new ComponentStatus.Notice(NOT_EXPANDED, "ShrinkRefused", "spec.redis.storage.size "
+            notices.add(new ComponentStatus.Notice(NOT_EXPANDED, "ShrinkRefused", "spec.redis.storage.size "
                     + wanted + " is smaller than the volumes' " + current + "; volumes cannot shrink, they stay " + current));
+            return current;
         }
-        String className = existing.getSpec().getVolumeClaimTemplates().get(0).getSpec().getStorageClassName();
-        StorageClass sc = storageClass(className);
+        StorageClass sc = classes.apply(className);
         if (sc == null || !Boolean.TRUE.equals(sc.getAllowVolumeExpansion())) {
-            return new Decision(current, new ComponentStatus.Notice(NOT_EXPANDED, "ExpansionNotAllowed", "spec.redis.storage.size "
+            notices.add(new ComponentStatus.Notice(NOT_EXPANDED, "ExpansionNotAllowed", "spec.redis.storage.size "
                     + wanted + ": StorageClass " + (sc == null ? "(none found)" : sc.getMetadata().getName())
                     + " does not allow volume expansion, so the volumes stay " + current
                     + "; everything else in the spec is applied"));
+            return current;
         }
         int replicas = existing.getSpec().getReplicas() == null ? 0 : existing.getSpec().getReplicas();
+        // The StatefulSet is deleted below and written again after, and its pods replaced one at a time if the
+        // rest of the spec changed too: pods the API server would refuse must be found before any of that.
+        applier.checkPods(RedisModel.statefulSet(owner, names, replicas, new RedisModel.Volumes(current, className)));
         for (int i = 0; i < replicas; i++) {
             PersistentVolumeClaim pvc = applier.client().persistentVolumeClaims().inNamespace(names.namespace())
                     .withName("data-" + names.redisPod(i)).get();
@@ -63,12 +118,14 @@ public final class RedisStorage {
                         });
             }
         }
-        // Re-created by the apply that follows, around the running pods.
-        applier.client().apps().statefulSets().inNamespace(names.namespace()).withName(names.redis())
-                .withPropagationPolicy(DeletionPropagation.ORPHAN).delete();
+        // Re-created by the apply that follows, around the running pods. Until the garbage collector has orphaned
+        // them the old one is still there, and writing the new size to it would be refused.
+        var statefulSet = applier.client().apps().statefulSets().inNamespace(names.namespace()).withName(names.redis());
+        statefulSet.withPropagationPolicy(DeletionPropagation.ORPHAN).delete();
+        statefulSet.waitUntilCondition(java.util.Objects::isNull, GONE_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
         events.normal(owner, "RedisStorageExpanded", "Redis volumes " + current + " -> " + wanted + " (StorageClass "
                 + sc.getMetadata().getName() + " expands them in place; the pods keep running)");
-        return new Decision(wanted, null);
+        return wanted;
     }
 
     private StorageClass storageClass(String name) {

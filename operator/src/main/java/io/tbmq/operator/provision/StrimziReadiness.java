@@ -21,12 +21,26 @@ import io.strimzi.api.kafka.model.topic.KafkaTopic;
  */
 public final class StrimziReadiness {
     public static final String REBALANCING = "KafkaRebalancing";
+    /** Strimzi keeps the volumes as they are, and the Kafka Ready, when a storage change is not allowed: said as this notice. */
+    public static final String STORAGE_NOT_APPLIED = "KafkaStorageNotApplied";
+    /** The reason of Strimzi's warning condition about storage (a change it ignores). */
+    static final String STRIMZI_STORAGE_WARNING = "KafkaStorage";
 
     private StrimziReadiness() {
     }
 
     public static ComponentStatus of(Kafka kafka, List<KafkaNodePool> pools, List<KafkaTopic> topics, int brokers, Instant now,
             Duration unwatchedAfter) {
+        ComponentStatus status = readiness(kafka, pools, topics, brokers, now, unwatchedAfter);
+        // Said while Strimzi still rolls or scales too, so the condition does not come and go with them.
+        Optional<String> storage = kafka.getStatus() == null ? Optional.empty() : storageWarning(kafka, pools);
+        return storage.isEmpty() ? status : status.with(new ComponentStatus.Notice(STORAGE_NOT_APPLIED, "StorageChangeIgnored",
+                "spec.kafka.storage: Strimzi keeps the Kafka volumes as they are (" + storage.get() + "); a volume can only grow,"
+                        + " where its StorageClass allows expansion, and keeps its class"));
+    }
+
+    private static ComponentStatus readiness(Kafka kafka, List<KafkaNodePool> pools, List<KafkaTopic> topics, int brokers,
+            Instant now, Duration unwatchedAfter) {
         String name = kafka.getMetadata().getName();
         String summaryWaiting = "0/" + brokers;
         if (kafka.getStatus() == null) {
@@ -80,6 +94,20 @@ public final class StrimziReadiness {
                     "Cruise Control is moving partitions" + modes + " since " + rebalance.getLastTransitionTime()));
         }
         return ready;
+    }
+
+    /** Strimzi's warning that it ignores a storage change, on the Kafka or one of its node pools. */
+    private static Optional<String> storageWarning(Kafka kafka, List<KafkaNodePool> pools) {
+        List<List<Condition>> all = new java.util.ArrayList<>();
+        all.add(kafka.getStatus().getConditions());
+        for (KafkaNodePool pool : pools) {
+            if (pool.getStatus() != null) {
+                all.add(pool.getStatus().getConditions());
+            }
+        }
+        return all.stream().filter(Objects::nonNull).flatMap(List::stream)
+                .filter(c -> "Warning".equals(c.getType()) && STRIMZI_STORAGE_WARNING.equals(c.getReason()))
+                .map(c -> "Strimzi: " + Objects.toString(c.getMessage(), "")).findFirst();
     }
 
     private static ComponentStatus waiting(String reason, String message, String summary) {

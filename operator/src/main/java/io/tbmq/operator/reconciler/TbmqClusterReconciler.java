@@ -25,6 +25,7 @@ import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEven
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.processing.retry.GradualRetry;
 import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
@@ -61,11 +62,17 @@ import io.tbmq.operator.validation.SpecValidator;
  * changes nothing), computes the plan, then brings Kafka, Redis and the brokers to it and reports
  * what is true. While anything is still changing it looks again every couple of seconds.
  */
+// A reconcile that throws (the API server refused a write, or could not be reached) is tried again for as
+// long as it fails, backing off from 2 s to once a minute: JOSDK's default gives up after five tries, and
+// then only the next event, or its 10-hour resync, would reconcile again.
+@GradualRetry(maxAttempts = -1, initialInterval = 2000, intervalMultiplier = 1.5, maxInterval = 60_000)
 @ControllerConfiguration(name = "tbmqcluster")
 @RBACRule(apiGroups = "", resources = { "configmaps", "services", "pods", "secrets" }, verbs = { "get", "list", "watch" })
 @RBACRule(apiGroups = "", resources = { "configmaps", "services" }, verbs = { "create", "patch", "update", "delete" })
 // Redis pods are replaced one at a time by the operator (OnDelete): a changed spec rolls without taking two masters away.
 @RBACRule(apiGroups = "", resources = "pods", verbs = "delete")
+// Only ever as a dry run: the API server checks the pods a StatefulSet would make before it is written (Applier).
+@RBACRule(apiGroups = "", resources = "pods", verbs = "create")
 @RBACRule(apiGroups = "", resources = "events", verbs = { "create", "patch" })
 @RBACRule(apiGroups = "", resources = "persistentvolumeclaims", verbs = { "get", "patch", "update" })
 @RBACRule(apiGroups = "storage.k8s.io", resources = "storageclasses", verbs = { "get", "list" })
@@ -95,9 +102,9 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
     /** spec.broker.config keys the brokers do not have: they would ignore them (reported, not refused). */
     public static final String UNKNOWN_SETTINGS = "UnknownBrokerSettings";
     /** Conditions a component reports while they hold ({@link ComponentStatus.Notice}), removed when they stop. */
-    static final Set<String> NOTICES = Set.of(StrimziReadiness.REBALANCING, KafkaProvisioner.SCALING_REFUSED,
+    static final Set<String> NOTICES = Set.of(StrimziReadiness.REBALANCING, StrimziReadiness.STORAGE_NOT_APPLIED, KafkaProvisioner.SCALING_REFUSED,
             KafkaProvisioner.UNUSED, RedisProvisioner.UNUSED, RedisProvisioner.PASSWORD_CHANGING, RedisProvisioner.MEMORY_HIGH, UNDER_PROVISIONED,
-            io.tbmq.operator.provision.RedisStorage.NOT_EXPANDED, UNKNOWN_SETTINGS);
+            io.tbmq.operator.provision.RedisStorage.NOT_EXPANDED, io.tbmq.operator.provision.RedisStorage.CLASS_KEPT, UNKNOWN_SETTINGS);
 
     /** spec.broker.config keys the brokers never see, as the notice {@link #UNKNOWN_SETTINGS}. */
     static ComponentStatus ignoredSettings(Map<String, String> config, boolean redisPasswordSecret, ComponentStatus status) {
@@ -253,6 +260,9 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
                     message);
             // Nothing already running is touched: the last good plan stays in the status.
             Conditions.set(status.getConditions(), Conditions.DEGRADED, true, "InvalidSpec", message, generation, now);
+            // What runs keeps running, but not as this spec asks: a Ready left from before would let
+            // `kubectl wait --for=condition=Ready` pass an edit that was never applied.
+            Conditions.set(status.getConditions(), Conditions.READY, false, "InvalidSpec", message, generation, now);
             Conditions.set(status.getConditions(), Conditions.PROGRESSING, false, "InvalidSpec", secretsMissing
                     ? "waiting for the Secrets the spec names (looked for every " + WHILE_SECRET_MISSING.toSeconds() + " s)"
                     : "waiting for a valid spec", generation, now);
@@ -396,8 +406,13 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
         String message = e instanceof KubernetesClientException k
                 ? "Kubernetes API: " + (k.getStatus() != null && k.getStatus().getMessage() != null ? k.getStatus().getMessage() : k.getMessage())
                 : e.getMessage();
-        Conditions.set(status.getConditions(), Conditions.DEGRADED, true, "ReconcileError", String.valueOf(message), generation,
-                Instant.now());
+        Instant now = Instant.now();
+        Conditions.set(status.getConditions(), Conditions.DEGRADED, true, "ReconcileError", String.valueOf(message), generation, now);
+        // The spec is not applied (a Ready from before would pass `kubectl wait` on an edit that failed): tried
+        // again with a backoff up to once a minute, for as long as it fails (@GradualRetry above).
+        Conditions.set(status.getConditions(), Conditions.PROGRESSING, true, "ReconcileError",
+                "the spec is not applied yet; trying again", generation, now);
+        Conditions.set(status.getConditions(), Conditions.READY, false, "ReconcileError", String.valueOf(message), generation, now);
         return ErrorStatusUpdateControl.patchStatus(resource);
     }
 }

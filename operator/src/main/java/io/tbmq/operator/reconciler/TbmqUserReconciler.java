@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.processing.retry.GradualRetry;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.quarkiverse.operatorsdk.annotations.RBACRule;
@@ -31,6 +32,10 @@ import io.tbmq.operator.validation.FieldError;
  * and says in the status whether the user's cluster takes it. The users file itself is written by
  * the TbmqCluster's reconcile, which every change of a TbmqUser wakes: one writer per file.
  */
+// A reconcile that throws (the API server refused a write, or could not be reached) is tried again for as
+// long as it fails, backing off from 2 s to once a minute: JOSDK's default gives up after five tries, and
+// then only the next event, or its 10-hour resync, would reconcile again.
+@GradualRetry(maxAttempts = -1, initialInterval = 2000, intervalMultiplier = 1.5, maxInterval = 60_000)
 @ControllerConfiguration(name = "tbmquser")
 @RBACRule(apiGroups = "", resources = "secrets", verbs = { "get", "list", "watch", "create", "patch", "update", "delete" })
 public class TbmqUserReconciler implements Reconciler<TbmqUser> {

@@ -21,8 +21,40 @@ class RedisStorageTest {
         c.getSpec().getRedis().setStorage(Serialization.unmarshal("{\"deleteClaim\": true}", StorageSpec.class));
 
         // Same size as the volumes: nothing to expand, so no API call (no client here) and no notice.
-        RedisStorage.Decision decision = new RedisStorage(null, null).decide(c, names, running);
-        assertThat(decision.volumeSize()).isEqualTo("8Gi");
-        assertThat(decision.notice()).isNull();
+        RedisStorage.Decision decision = new RedisStorage(name -> null).decide(c, names, running);
+        assertThat(decision.volumes().size()).isEqualTo("8Gi");
+        assertThat(decision.notices()).isEmpty();
+    }
+
+    @Test
+    void anotherStorageClassKeepsTheVolumesClassAndSaysSoWhileTheRestIsWritten() {
+        // A storage block added later passes the CRD's rules (nothing to compare with), and a StatefulSet
+        // refuses a new volume class: written as asked, every reconcile would fail from here on.
+        TbmqCluster c = Samples.load("tbmq-p2p-200k.yaml", "iot");
+        Names names = new Names(c.getMetadata().getName(), "iot");
+        var running = RedisModel.statefulSet(c, names, 3);
+        c.getSpec().getRedis().setStorage(Serialization.unmarshal("{\"storageClass\": \"fast\"}", StorageSpec.class));
+
+        RedisStorage storage = new RedisStorage(name -> name == null || name.equals("standard") ? standard() : null);
+        RedisStorage.Decision decision = storage.decide(c, names, running);
+        assertThat(decision.volumes()).isEqualTo(new RedisModel.Volumes("8Gi", null));
+        assertThat(decision.notices()).singleElement().satisfies(n -> {
+            assertThat(n.type()).isEqualTo(RedisStorage.CLASS_KEPT);
+            assertThat(n.message()).startsWith("spec.redis.storage.storageClass 'fast' is not the volumes' (the cluster's default)");
+        });
+        assertThat(RedisModel.statefulSet(c, names, 3, decision.volumes()).getSpec().getVolumeClaimTemplates().get(0).getSpec()
+                .getStorageClassName()).isNull();
+
+        // A new cluster gets the class it asks for.
+        assertThat(storage.decide(c, names, null).volumes()).isEqualTo(new RedisModel.Volumes("8Gi", "fast"));
+
+        // Naming the default class the volumes were made with, by its name, changes nothing and is no notice.
+        c.getSpec().getRedis().getStorage().setStorageClass("standard");
+        assertThat(storage.decide(c, names, running).notices()).isEmpty();
+    }
+
+    private static io.fabric8.kubernetes.api.model.storage.StorageClass standard() {
+        return new io.fabric8.kubernetes.api.model.storage.StorageClassBuilder().withNewMetadata().withName("standard")
+                .addToAnnotations(RedisStorage.DEFAULT_CLASS, "true").endMetadata().build();
     }
 }

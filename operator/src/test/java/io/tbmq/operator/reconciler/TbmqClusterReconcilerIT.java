@@ -122,6 +122,12 @@ class TbmqClusterReconcilerIT {
         assertThat(degraded.getReason()).isEqualTo("InvalidSpec");
         assertThat(degraded.getMessage()).contains("spec.broker.persistence.deviceMessagesLimit");
         assertThat(degraded.getObservedGeneration()).isEqualTo(2);
+        // Not Ready for this spec, though what runs keeps running: `kubectl wait --for=condition=Ready` must not pass the edit.
+        assertThat(condition(c, Conditions.READY)).satisfies(r -> {
+            assertThat(r.getStatus()).isEqualTo("False");
+            assertThat(r.getReason()).isEqualTo("InvalidSpec");
+            assertThat(r.getMessage()).contains("spec.broker.persistence.deviceMessagesLimit");
+        });
         assertThat(c.getStatus().getPlan().getBrokers().getValue()).as("the last good plan stays").isEqualTo("1");
         assertThat(client.apps().statefulSets().inNamespace(NS).withName("p2p-200k-broker").get().getMetadata().getResourceVersion())
                 .as("nothing running is touched").isEqualTo(brokersVersion);
@@ -274,13 +280,21 @@ class TbmqClusterReconcilerIT {
     }
 
     @Test
-    void aFailedConnectionToTheApiServerIsReportedAsDegraded() {
+    void aFailedConnectionToTheApiServerIsReportedAsDegradedAndNotReady() {
         TbmqCluster c = create("tbmq-dev.yaml");
+        reconciler.reconcile(c, client);
         reconciler.updateErrorStatus(c, null, new io.fabric8.kubernetes.client.KubernetesClientException("connect timed out",
                 new java.net.SocketTimeoutException()));
         Condition degraded = condition(c, Conditions.DEGRADED);
         assertThat(degraded.getStatus()).isEqualTo("True");
         assertThat(degraded.getMessage()).isEqualTo("Kubernetes API: connect timed out");
+        // The spec is not applied: a Ready left from before would let `kubectl wait --for=condition=Ready` pass an edit that failed.
+        assertThat(condition(c, Conditions.READY)).satisfies(r -> {
+            assertThat(r.getStatus()).isEqualTo("False");
+            assertThat(r.getReason()).isEqualTo("ReconcileError");
+            assertThat(r.getMessage()).isEqualTo("Kubernetes API: connect timed out");
+        });
+        assertThat(condition(c, Conditions.PROGRESSING).getStatus()).isEqualTo("True");
     }
 
     @Test

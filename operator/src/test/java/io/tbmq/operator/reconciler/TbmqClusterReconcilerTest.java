@@ -50,4 +50,21 @@ class TbmqClusterReconcilerTest {
         assertThat(degraded(c).getMessage()).startsWith("spec.overrides.replicationFactor");
         assertThat(control.getScheduleDelay()).as("the edit that fixes it starts a reconcile").isEmpty();
     }
+
+    @Test
+    void aReconcileThatKeepsFailingIsTriedAgainForAsLongAsItFailsAtLeastOnceAMinute() {
+        // java-operator-sdk reads the reconcilers' retry as the operator runs them (quarkus-operator-sdk at build time).
+        var service = new io.javaoperatorsdk.operator.api.config.BaseConfigurationService();
+        for (io.javaoperatorsdk.operator.api.reconciler.Reconciler<?> r : java.util.List.of(reconciler, new TbmqUserReconciler())) {
+            var retry = service.getConfigurationFor(r).getRetry().initExecution();
+            assertThat(retry.nextDelay()).contains(2000L);
+            long delay = 0;
+            // An hour of failures and more: JOSDK's default would have given up after five.
+            for (int attempt = 1; attempt < 100; attempt++) {
+                delay = retry.nextDelay().orElseThrow();
+                assertThat(delay).isBetween(2000L, 60_000L);
+            }
+            assertThat(delay).isEqualTo(60_000L);
+        }
+    }
 }
