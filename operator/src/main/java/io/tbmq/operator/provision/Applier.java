@@ -12,11 +12,12 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
  */
 public final class Applier {
     public static final String FIELD_MANAGER = "tbmq-operator";
+    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(Applier.class);
     private static final io.fabric8.kubernetes.client.utils.KubernetesSerialization CLONES =
             new io.fabric8.kubernetes.client.utils.KubernetesSerialization();
     /**
-     * Per StatefulSet, the last spec whose pods the API server accepted: a reconcile every few seconds
-     * writes the same spec again, and need not ask again. Two entries per TbmqCluster at most.
+     * Per StatefulSet, the digest of the last spec whose pods the API server accepted: a reconcile every
+     * few seconds writes the same spec again, and need not ask again. Two small entries per TbmqCluster.
      */
     private static final java.util.Map<String, String> CHECKED = new java.util.concurrent.ConcurrentHashMap<>();
     private final KubernetesClient client;
@@ -59,15 +60,15 @@ public final class Applier {
      * without server-side apply: the fast tests' mock server). The API server does not validate a
      * StatefulSet's pod template, only the pods its controller then fails to create; by then the
      * controller (brokers) or the operator (Redis, one pod at a time) has already deleted a running pod
-     * to replace it. Only a refusal of the pod itself stops the write: anything else (a quota the extra
-     * pod would exceed, a ServiceAccount not there yet) is left to the StatefulSet controller as before.
+     * to replace it. Only a refusal of the pod itself stops the write ({@link #refusesThePod}); any other
+     * answer leaves it to the StatefulSet controller as before.
      */
     public void checkPods(StatefulSet statefulSet) {
         if (!serverSideApply) {
             return;
         }
         String key = statefulSet.getMetadata().getNamespace() + "/" + statefulSet.getMetadata().getName();
-        String written = CLONES.asJson(statefulSet.getSpec());
+        String written = digest(CLONES.asJson(statefulSet.getSpec()));
         if (written.equals(CHECKED.get(key))) {
             return;
         }
@@ -78,8 +79,9 @@ public final class Applier {
             spec.getVolumes().add(new io.fabric8.kubernetes.api.model.VolumeBuilder().withName(claim.getMetadata().getName())
                     .withNewEmptyDir().endEmptyDir().build());
         }
+        String name = statefulSet.getMetadata().getName() + "-check";
         var pod = new io.fabric8.kubernetes.api.model.PodBuilder().withNewMetadata()
-                .withName(statefulSet.getMetadata().getName() + "-check").withNamespace(statefulSet.getMetadata().getNamespace())
+                .withName(name).withNamespace(statefulSet.getMetadata().getNamespace())
                 .withLabels(template.getMetadata() == null ? null : template.getMetadata().getLabels())
                 .withAnnotations(template.getMetadata() == null ? null : template.getMetadata().getAnnotations())
                 .endMetadata().withSpec(spec).build();
@@ -87,10 +89,48 @@ public final class Applier {
             client.pods().inNamespace(pod.getMetadata().getNamespace()).resource(pod).dryRun().create();
             CHECKED.put(key, written);
         } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
-            if (e.getCode() == 422) {
-                throw new PodsRefused(statefulSet.getMetadata().getName(), e.getStatus() != null && e.getStatus().getMessage() != null
-                        ? e.getStatus().getMessage() : e.getMessage());
+            String message = e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage() : e.getMessage();
+            if (refusesThePod(e.getCode(), message, name)) {
+                throw new PodsRefused(statefulSet.getMetadata().getName(), message);
             }
+            LOG.debugf("the pods of StatefulSet %s not checked (%d): %s", key, e.getCode(), message);
+        }
+    }
+
+    /**
+     * Whether the API server's answer to the dry run refuses the pod itself, as it would refuse the
+     * StatefulSet's: its own validation of the pod (422, "Pod ... is invalid"), PodSecurity, or a
+     * LimitRange. Not a quota (a pod replaced takes the place of the one it replaces, this one would
+     * come on top), nor an admission policy or webhook, which may look at how the pod was made (a
+     * StatefulSet's pods by its controller, this one by the operator, with no owner).
+     */
+    static boolean refusesThePod(int code, String message, String pod) {
+        if (message == null) {
+            return false;
+        }
+        if (code == 422) {
+            return message.startsWith("Pod \"" + pod + "\" is invalid");
+        }
+        String forbidden = "pods \"" + pod + "\" is forbidden: ";
+        if (code != 403 || !message.startsWith(forbidden)) {
+            return false;
+        }
+        // Theirs, not a webhook's or a policy's that borrows their words: right after the prefix (LimitRanger lists several in brackets).
+        String why = message.substring(forbidden.length());
+        why = why.startsWith("[") ? why.substring(1) : why;
+        return why.startsWith("violates PodSecurity") || LIMIT_RANGE.matcher(why).lookingAt();
+    }
+
+    /** The LimitRanger admission plugin's refusals. */
+    private static final java.util.regex.Pattern LIMIT_RANGE = java.util.regex.Pattern.compile(
+            "(minimum|maximum) \\S+ usage per (Container|Pod) is|\\S+ max limit to request ratio per (Container|Pod) is");
+
+    private static String digest(String text) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
         }
     }
 

@@ -105,9 +105,10 @@ public final class RedisProvisioner {
         applier.apply(RedisModel.client(owner, names));
         applier.apply(RedisModel.disruptionBudget(owner, names));
         StatefulSet before = applier.current(RedisModel.statefulSet(owner, names, masters));
-        int current = before == null || before.getSpec().getReplicas() == null ? 0 : before.getSpec().getReplicas();
+        int orphans = before == null ? orphanedPods(owner, names) : 0;
+        int current = before == null || before.getSpec().getReplicas() == null ? orphans : before.getSpec().getReplicas();
         int replicas = Math.max(masters, current);
-        RedisStorage.Decision storage = new RedisStorage(applier, events).decide(owner, names, before);
+        RedisStorage.Decision storage = new RedisStorage(applier, events).decide(owner, names, before, orphans);
         volumes = storage.volumes();
         storageNotices = storage.notices();
         // Events go before the write they announce, so an operator stopped in between still records them.
@@ -297,6 +298,29 @@ public final class RedisProvisioner {
      * is replaced; the next only after it is back and the cluster is whole again. Its slots are
      * unserved while it restarts (seconds: masters have no replicas, as in the TBMQ paper).
      */
+    /**
+     * With no StatefulSet, how many pods the last one had (the highest ordinal left running without an owner, plus one): a
+     * StatefulSet deleted around its pods to expand their volumes, and not yet written again, is written
+     * with at least those, so that none of them, a master still holding slots, is scaled away. 0 for a new cluster.
+     */
+    private int orphanedPods(TbmqCluster owner, Names names) {
+        int count = 0;
+        for (Pod pod : applier.watched().pods(names.namespace(), Labels.selector(owner.getMetadata().getName(), RedisModel.COMPONENT))) {
+            // Not one going away (an earlier cluster of this name), nor one a controller still owns.
+            if (pod.getMetadata().getDeletionTimestamp() != null || pod.getMetadata().getOwnerReferences() != null
+                    && pod.getMetadata().getOwnerReferences().stream().anyMatch(o -> Boolean.TRUE.equals(o.getController()))) {
+                continue;
+            }
+            String name = pod.getMetadata().getName();
+            String prefix = names.redis() + "-";
+            if (name.startsWith(prefix) && name.substring(prefix.length()).chars().allMatch(Character::isDigit)
+                    && name.length() > prefix.length()) {
+                count = Math.max(count, Integer.parseInt(name.substring(prefix.length())) + 1);
+            }
+        }
+        return count;
+    }
+
     private ComponentStatus replaceOutdatedPod(TbmqCluster owner, Names names, StatefulSet sts, List<Pod> pods, int masters) {
         String revision = sts == null || sts.getStatus() == null ? null : sts.getStatus().getUpdateRevision();
         if (revision == null) {

@@ -39,28 +39,55 @@ public final class RedisStorage {
     private final EventRecorder events;
     /** A StorageClass by name, or the default one for null; null when there is none. */
     private final java.util.function.Function<String, StorageClass> classes;
+    /** A PersistentVolumeClaim of the namespace by name, or null; null: read from the API server. */
+    private final java.util.function.Function<String, PersistentVolumeClaim> claims;
 
     RedisStorage(Applier applier, EventRecorder events) {
         this.applier = applier;
         this.events = events;
         this.classes = this::storageClass;
+        this.claims = null;
     }
 
     /** For tests without an API server. */
-    RedisStorage(java.util.function.Function<String, StorageClass> classes) {
+    RedisStorage(java.util.function.Function<String, StorageClass> classes,
+            java.util.function.Function<String, PersistentVolumeClaim> claims) {
         this.applier = null;
         this.events = null;
         this.classes = classes;
+        this.claims = claims;
     }
 
-    Decision decide(TbmqCluster owner, Names names, StatefulSet existing) {
+    private PersistentVolumeClaim claim(Names names, int ordinal) {
+        String name = "data-" + names.redisPod(ordinal);
+        return claims != null ? claims.apply(name)
+                : applier.client().persistentVolumeClaims().inNamespace(names.namespace()).withName(name).get();
+    }
+
+    /**
+     * @param orphans with no StatefulSet, how many Redis pods run without one: one deleted around its pods to
+     *     expand their volumes, and not yet written again (the operator stopped in between)
+     */
+    Decision decide(TbmqCluster owner, Names names, StatefulSet existing, int orphans) {
         RedisModel.Volumes asked = RedisModel.volumes(owner);
         String current = volumeSize(existing);
+        String className;
         if (current == null) {
-            return new Decision(asked, List.of());
+            // A new cluster (whose volumes are still to be made, even where an earlier one of its name left some),
+            // or the pods of a StatefulSet deleted to expand their volumes: then their volumes say what it had.
+            PersistentVolumeClaim first = orphans > 0 ? claim(names, 0) : null;
+            Quantity size = first == null || first.getMetadata().getDeletionTimestamp() != null || first.getSpec().getResources() == null
+                    || first.getSpec().getResources().getRequests() == null ? null
+                            : first.getSpec().getResources().getRequests().get("storage");
+            if (size == null) {
+                return new Decision(asked, List.of());
+            }
+            current = size.toString();
+            className = KafkaModel.blankToNull(first.getSpec().getStorageClassName());
+        } else {
+            className = KafkaModel.blankToNull(existing.getSpec().getVolumeClaimTemplates().get(0).getSpec().getStorageClassName());
         }
         List<ComponentStatus.Notice> notices = new ArrayList<>();
-        String className = KafkaModel.blankToNull(existing.getSpec().getVolumeClaimTemplates().get(0).getSpec().getStorageClassName());
         if (!sameClass(asked.storageClass(), className)) {
             notices.add(new ComponentStatus.Notice(CLASS_KEPT, "StorageClassChangeRefused", "spec.redis.storage.storageClass "
                     + describe(asked.storageClass()) + " is not the volumes' " + describe(className)
@@ -90,6 +117,10 @@ public final class RedisStorage {
         if (compare(wanted, current) == 0) {
             return wanted;
         }
+        if (existing == null && compare(wanted, current) >= 0) {
+            // Expanded (or being expanded) before their StatefulSet was deleted around them: written with that size.
+            return compare(wanted, current) == 0 ? wanted : current;
+        }
         if (compare(wanted, current) < 0) {
             notices.add(new ComponentStatus.Notice(NOT_EXPANDED, "ShrinkRefused", "spec.redis.storage.size "
                     + wanted + " is smaller than the volumes' " + current + "; volumes cannot shrink, they stay " + current));
@@ -108,8 +139,7 @@ public final class RedisStorage {
         // rest of the spec changed too: pods the API server would refuse must be found before any of that.
         applier.checkPods(RedisModel.statefulSet(owner, names, replicas, new RedisModel.Volumes(current, className)));
         for (int i = 0; i < replicas; i++) {
-            PersistentVolumeClaim pvc = applier.client().persistentVolumeClaims().inNamespace(names.namespace())
-                    .withName("data-" + names.redisPod(i)).get();
+            PersistentVolumeClaim pvc = claim(names, i);
             if (pvc != null) {
                 applier.client().persistentVolumeClaims().inNamespace(names.namespace()).withName(pvc.getMetadata().getName())
                         .edit(p -> {

@@ -35,8 +35,9 @@ public final class StrimziReadiness {
         // Said while Strimzi still rolls or scales too, so the condition does not come and go with them.
         Optional<String> storage = kafka.getStatus() == null ? Optional.empty() : storageWarning(kafka, pools);
         return storage.isEmpty() ? status : status.with(new ComponentStatus.Notice(STORAGE_NOT_APPLIED, "StorageChangeIgnored",
-                "spec.kafka.storage: Strimzi keeps the Kafka volumes as they are (" + storage.get() + "); a volume can only grow,"
-                        + " where its StorageClass allows expansion, and keeps its class"));
+                "spec.kafka.storage: Strimzi keeps the Kafka volumes as they are, ignoring every storage change while one of"
+                        + " them is not allowed (" + storage.get() + "): a volume can only grow, where its StorageClass allows"
+                        + " expansion, and keeps its class"));
     }
 
     private static ComponentStatus readiness(Kafka kafka, List<KafkaNodePool> pools, List<KafkaTopic> topics, int brokers,

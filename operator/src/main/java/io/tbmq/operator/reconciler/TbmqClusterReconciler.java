@@ -264,7 +264,8 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
             // `kubectl wait --for=condition=Ready` pass an edit that was never applied.
             Conditions.set(status.getConditions(), Conditions.READY, false, "InvalidSpec", message, generation, now);
             Conditions.set(status.getConditions(), Conditions.PROGRESSING, false, "InvalidSpec", secretsMissing
-                    ? "waiting for the Secrets the spec names (looked for every " + WHILE_SECRET_MISSING.toSeconds() + " s)"
+                    ? "waiting for the Secrets the spec names, with their keys and values (looked for every "
+                            + WHILE_SECRET_MISSING.toSeconds() + " s)"
                     : "waiting for a valid spec", generation, now);
             status.setObservedGeneration(generation);
             return secretsMissing ? UpdateControl.patchStatus(resource).rescheduleAfter(WHILE_SECRET_MISSING)
