@@ -502,28 +502,89 @@ class OperatorE2E {
             awaitReady(get().getMetadata().getGeneration());
 
             // Something else in the next such edit that the API server refuses (a resource name Kubernetes does not know)
-            // is found by a dry run before the StatefulSet is deleted: the edit is not applied, the cluster says so, and
-            // the StatefulSet is still there.
+            // is found by a dry run before the StatefulSet is deleted: the Redis part of the edit is not applied, the
+            // cluster says so, the StatefulSet is still there, and the broker setting made with it is applied all the same.
+            String redisDigest = sts(NAME + "-redis").getMetadata().getAnnotations().get("tbmq.io/pod-template-digest");
+            assertThat(redisDigest).isNotBlank();
             TbmqCluster refused = edit(x -> {
                 x.getSpec().getRedis().getStorage().setSize("32Gi");
                 x.getSpec().getRedis().getResources().getLimits().put("gpu", new io.fabric8.kubernetes.api.model.Quantity("1"));
+                x.getSpec().getBroker().getConfig().put("tbmq.mqtt.max-keep-alive", "180");
             });
             await("the refused write reported", () -> {
-                Condition notReady = condition(get(), "Ready");
-                return notReady != null && "ReconcileError".equals(notReady.getReason())
-                        && notReady.getObservedGeneration() == refused.getMetadata().getGeneration();
+                Condition redis = condition(get(), "RedisReady");
+                return redis != null && "PodsRefused".equals(redis.getReason())
+                        && redis.getObservedGeneration() == refused.getMetadata().getGeneration();
             });
-            assertThat(condition(get(), "Ready").getStatus()).isEqualTo("False");
-            assertThat(condition(get(), "Degraded").getMessage()).contains("gpu");
+            TbmqCluster reported = get();
+            assertThat(condition(reported, "RedisReady").getStatus()).isEqualTo("False");
+            assertThat(condition(reported, "RedisReady").getMessage()).contains("gpu");
+            assertThat(condition(reported, "Ready").getStatus()).isEqualTo("False");
+            assertThat(condition(reported, "Degraded")).satisfies(d -> {
+                assertThat(d.getStatus()).isEqualTo("True");
+                assertThat(d.getReason()).isEqualTo("PodsRefused");
+                assertThat(d.getMessage()).contains("gpu");
+            });
             assertThat(sts(NAME + "-redis")).as("the Redis StatefulSet, still there").isNotNull();
+            assertThat(sts(NAME + "-redis").getMetadata().getAnnotations()).containsEntry("tbmq.io/pod-template-digest", redisDigest);
             assertThat(redisVolumeSize()).isEqualTo("16Gi");
+            await("the broker setting of the same edit applied", () -> "180".equals(client.configMaps().inNamespace(NS)
+                    .withName(NAME + "-broker-config").get().getData().get("TBMQ_MQTT_MAX_KEEP_ALIVE")));
 
             TbmqCluster fixed = edit(x -> x.getSpec().getRedis().getResources().getLimits().remove("gpu"));
             awaitReady(fixed.getMetadata().getGeneration());
             await("the volumes expanded to 32Gi", () -> "32Gi".equals(redisVolumeSize()));
+            aPolicyAddedLaterStopsOnlyAChangeItRefuses();
         } finally {
             expandable(standard, false);
         }
+    }
+
+    /**
+     * A LimitRange added later that the running Redis pods break (their memory limit is twice their request) stops
+     * nothing while their template stays as it is, after an operator restart too (the StatefulSet carries its
+     * template's digest), a volume expansion included, which deletes the StatefulSet around its pods and writes it
+     * again; a change of that template is refused naming the LimitRange, and applied with no edit once it is gone.
+     */
+    private static void aPolicyAddedLaterStopsOnlyAChangeItRefuses() {
+        var limits = new io.fabric8.kubernetes.api.model.LimitRangeBuilder().withNewMetadata().withName("memory-ratio")
+                .withNamespace(NS).endMetadata().withNewSpec().addNewLimit().withType("Container")
+                .addToMaxLimitRequestRatio("memory", new io.fabric8.kubernetes.api.model.Quantity("1500m")).endLimit().endSpec().build();
+        client.resource(limits).create();
+        TbmqCluster redisEdit;
+        try {
+            operator.close();
+            operator = operator();
+            TbmqCluster unrelated = edit(x -> x.getSpec().getBroker().getConfig().put("tbmq.mqtt.max-keep-alive", "200"));
+            TbmqCluster ready = awaitReady(unrelated.getMetadata().getGeneration());
+            assertThat(condition(ready, "RedisReady").getReason()).isEqualTo("ClusterReady");
+
+            TbmqCluster larger = edit(x -> x.getSpec().getRedis().getStorage().setSize("48Gi"));
+            await("the volumes expanded to 48Gi", () -> "48Gi".equals(redisVolumeSize()));
+            awaitReady(larger.getMetadata().getGeneration());
+            assertThat(client.persistentVolumeClaims().inNamespace(NS).withName("data-" + NAME + "-redis-2").get().getSpec()
+                    .getResources().getRequests().get("storage").toString()).isEqualTo("48Gi");
+
+            redisEdit = edit(x -> x.getSpec().getRedis().getResources().getRequests().put("cpu",
+                    new io.fabric8.kubernetes.api.model.Quantity("160m")));
+            long generation = redisEdit.getMetadata().getGeneration();
+            await("the Redis change refused, naming the LimitRange, and nothing else waiting", () -> {
+                TbmqCluster c = get();
+                Condition redis = condition(c, "RedisReady");
+                Condition progressing = condition(c, "Progressing");
+                return redis != null && "PodsRefused".equals(redis.getReason()) && redis.getObservedGeneration() == generation
+                        && progressing != null && "False".equals(progressing.getStatus()) && "PodsRefused".equals(progressing.getReason());
+            });
+            assertThat(condition(get(), "Degraded").getMessage()).contains("memory max limit to request ratio per Container");
+            assertThat(sts(NAME + "-redis").getSpec().getTemplate().getSpec().getContainers().get(0).getResources().getRequests()
+                    .get("cpu").toString()).isEqualTo("150m");
+        } finally {
+            client.resource(limits).delete();
+        }
+        // The check is made again every 30 s: a LimitRange removed announces nothing.
+        await("the Redis change written once the LimitRange is gone", () -> "160m".equals(sts(NAME + "-redis").getSpec().getTemplate()
+                .getSpec().getContainers().get(0).getResources().getRequests().get("cpu").toString()), Duration.ofSeconds(90));
+        awaitReady(redisEdit.getMetadata().getGeneration());
     }
 
     private static String redisVolumeSize() {

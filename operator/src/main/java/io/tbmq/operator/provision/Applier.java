@@ -16,13 +16,20 @@ public final class Applier {
     private static final io.fabric8.kubernetes.client.utils.KubernetesSerialization CLONES =
             new io.fabric8.kubernetes.client.utils.KubernetesSerialization();
     /**
-     * Per StatefulSet, the digest of the last spec whose pods the API server accepted: a reconcile every
-     * few seconds writes the same spec again, and need not ask again. Two small entries per TbmqCluster.
+     * On every StatefulSet the operator writes: a digest of the pods it makes ({@link #podTemplateDigest}) as
+     * last written. The dry run guards a change: a template the StatefulSet already has is not checked again,
+     * not every few seconds, and not after a restart either, so a LimitRange or PodSecurity level added later
+     * that the running pods break stops no pass that changes nothing.
      */
-    private static final java.util.Map<String, String> CHECKED = new java.util.concurrent.ConcurrentHashMap<>();
+    public static final String POD_TEMPLATE_DIGEST = "tbmq.io/pod-template-digest";
     private final KubernetesClient client;
     private final boolean serverSideApply;
     private final WatchedObjects watched;
+    /**
+     * Per StatefulSet and pod template, how many pods this pass found it may make: any number after a dry run,
+     * as many as there are when the template was found unchanged (an Applier lives for one reconcile pass).
+     */
+    private final java.util.Map<String, Integer> passed = new java.util.HashMap<>();
 
     public Applier(KubernetesClient client, boolean serverSideApply) {
         this(client, serverSideApply, WatchedObjects.live(client));
@@ -35,10 +42,39 @@ public final class Applier {
     }
 
     public <T extends HasMetadata> T apply(T desired) {
+        return write(desired, true);
+    }
+
+    /**
+     * Writes a StatefulSet whatever the API server says of its pods, marked {@link #UNCHECKED} so that every
+     * pass checks it again: for pods left running without one (Redis, an operator stopped mid-expansion), an
+     * owner is better than none. Their update strategy is OnDelete, so writing it replaces none of them; it is
+     * to be written with as many pods as run, so that it makes none either.
+     */
+    public StatefulSet adopt(StatefulSet statefulSet) {
+        statefulSet.getMetadata().setAnnotations(new java.util.LinkedHashMap<>(statefulSet.getMetadata().getAnnotations() == null
+                ? java.util.Map.of() : statefulSet.getMetadata().getAnnotations()));
+        statefulSet.getMetadata().getAnnotations().put(POD_TEMPLATE_DIGEST, UNCHECKED);
+        return write(statefulSet, false);
+    }
+
+    /** The digest of a StatefulSet written without a check: its template is checked before anything else is done. */
+    static final String UNCHECKED = "unchecked";
+
+    private <T extends HasMetadata> T write(T desired, boolean checked) {
+        HasMetadata before = null;
         if (desired instanceof StatefulSet statefulSet) {
-            checkPods(statefulSet);
+            before = current(desired);
+            if (checked) {
+                checkPods(statefulSet, (StatefulSet) before);
+                var annotations = new java.util.LinkedHashMap<String, String>();
+                if (desired.getMetadata().getAnnotations() != null) {
+                    annotations.putAll(desired.getMetadata().getAnnotations());
+                }
+                annotations.put(POD_TEMPLATE_DIGEST, podTemplateDigest(statefulSet));
+                desired.getMetadata().setAnnotations(annotations);
+            }
         }
-        HasMetadata before = desired instanceof StatefulSet ? current(desired) : null;
         desired.getMetadata().setManagedFields(null);
         desired.getMetadata().setResourceVersion(null);
         T after;
@@ -61,17 +97,86 @@ public final class Applier {
      * StatefulSet's pod template, only the pods its controller then fails to create; by then the
      * controller (brokers) or the operator (Redis, one pod at a time) has already deleted a running pod
      * to replace it. Only a refusal of the pod itself stops the write ({@link #refusesThePod}); any other
-     * answer leaves it to the StatefulSet controller as before.
+     * answer leaves it to the StatefulSet controller as before. The check guards a change: not asked
+     * when the StatefulSet already makes these pods, nor twice in a pass.
      */
     public void checkPods(StatefulSet statefulSet) {
+        checkPods(statefulSet, current(statefulSet));
+    }
+
+    private void checkPods(StatefulSet statefulSet, StatefulSet current) {
         if (!serverSideApply) {
             return;
         }
-        String key = statefulSet.getMetadata().getNamespace() + "/" + statefulSet.getMetadata().getName();
-        String written = digest(CLONES.asJson(statefulSet.getSpec()));
-        if (written.equals(CHECKED.get(key))) {
+        String pass = key(statefulSet) + "@" + podTemplateDigest(statefulSet);
+        if (passed.getOrDefault(pass, -1) >= replicas(statefulSet)) {
             return;
         }
+        // More pods are made from the template as it is: a scale-up is a change the check guards too.
+        if (replicas(statefulSet) <= replicas(current) && !makesOtherPods(statefulSet, current)) {
+            passed.merge(pass, replicas(current), Math::max);
+            return;
+        }
+        dryRun(statefulSet);
+        passed.put(pass, Integer.MAX_VALUE);
+    }
+
+    /**
+     * Before the operator deletes a pod of {@code statefulSet} for its controller to make it again from the
+     * current template (Redis, OnDelete): the check, even of a template written before, since a LimitRange or
+     * PodSecurity level may have come since. Once per pass.
+     */
+    public void checkReplacement(StatefulSet statefulSet) {
+        if (!serverSideApply) {
+            return;
+        }
+        String replacement = key(statefulSet) + "@" + podTemplateDigest(statefulSet) + "@replacement";
+        if (!passed.containsKey(replacement)) {
+            dryRun(statefulSet);
+            passed.put(replacement, Integer.MAX_VALUE);
+        }
+    }
+
+    /**
+     * Whether applying {@code desired} would change the pods {@code current} makes. The digest it was written
+     * with answers at once when it matches; otherwise (another template, or one written by an earlier version
+     * without a digest, or serialized differently) a dry run of the apply does, by comparing the templates as
+     * the API server would store them. A StatefulSet written {@link #UNCHECKED} always counts as a change.
+     */
+    private boolean makesOtherPods(StatefulSet desired, StatefulSet current) {
+        if (current == null) {
+            return true;
+        }
+        String written = current.getMetadata().getAnnotations() == null ? null : current.getMetadata().getAnnotations().get(POD_TEMPLATE_DIGEST);
+        if (podTemplateDigest(desired).equals(written)) {
+            return false;
+        }
+        if (UNCHECKED.equals(written)) {
+            return true;
+        }
+        StatefulSet copy = CLONES.clone(desired);
+        copy.getMetadata().setManagedFields(null);
+        copy.getMetadata().setResourceVersion(null);
+        try {
+            StatefulSet merged = client.resource(copy).dryRun().fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+            return !java.util.Objects.equals(merged.getSpec().getTemplate(), current.getSpec().getTemplate())
+                    || !claimNames(merged).equals(claimNames(current));
+        } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+            LOG.debugf("StatefulSet %s not compared (%d): %s", key(desired), e.getCode(), e.getMessage());
+            return true;
+        }
+    }
+
+    private static int replicas(StatefulSet statefulSet) {
+        return statefulSet == null ? 0 : statefulSet.getSpec().getReplicas() == null ? 1 : statefulSet.getSpec().getReplicas();
+    }
+
+    private static java.util.List<String> claimNames(StatefulSet statefulSet) {
+        return statefulSet.getSpec().getVolumeClaimTemplates() == null ? java.util.List.of()
+                : statefulSet.getSpec().getVolumeClaimTemplates().stream().map(c -> c.getMetadata().getName()).toList();
+    }
+
+    private void dryRun(StatefulSet statefulSet) {
         var template = statefulSet.getSpec().getTemplate();
         var spec = CLONES.clone(template.getSpec());
         // The claim templates' volumes: the pod only needs its mounts to name volumes it has.
@@ -87,14 +192,17 @@ public final class Applier {
                 .endMetadata().withSpec(spec).build();
         try {
             client.pods().inNamespace(pod.getMetadata().getNamespace()).resource(pod).dryRun().create();
-            CHECKED.put(key, written);
         } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
             String message = e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage() : e.getMessage();
             if (refusesThePod(e.getCode(), message, name)) {
                 throw new PodsRefused(statefulSet.getMetadata().getName(), message);
             }
-            LOG.debugf("the pods of StatefulSet %s not checked (%d): %s", key, e.getCode(), message);
+            LOG.debugf("the pods of StatefulSet %s not checked (%d): %s", key(statefulSet), e.getCode(), message);
         }
+    }
+
+    private static String key(StatefulSet statefulSet) {
+        return statefulSet.getMetadata().getNamespace() + "/" + statefulSet.getMetadata().getName();
     }
 
     /**
@@ -125,6 +233,14 @@ public final class Applier {
     private static final java.util.regex.Pattern LIMIT_RANGE = java.util.regex.Pattern.compile(
             "(minimum|maximum) \\S+ usage per (Container|Pod) is|\\S+ max limit to request ratio per (Container|Pod) is");
 
+    /**
+     * What the pods of {@code statefulSet} are made from, as far as the API server's checks of a pod go: its pod
+     * template and the names of its volume claims (not their size or class, nor the number of pods).
+     */
+    static String podTemplateDigest(StatefulSet statefulSet) {
+        return digest(CLONES.asJson(statefulSet.getSpec().getTemplate()) + "\n" + String.join(",", claimNames(statefulSet)));
+    }
+
     private static String digest(String text) {
         try {
             return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
@@ -136,8 +252,28 @@ public final class Applier {
 
     /** The API server would refuse the pods of a StatefulSet: it is left as it is. */
     public static final class PodsRefused extends RuntimeException {
+        /** The reason of the component's condition, and of Degraded: only an edit (or a change of policy) ends it. */
+        public static final String REASON = "PodsRefused";
+
+        private final java.util.List<ComponentStatus.Notice> notices;
+
         PodsRefused(String statefulSet, String why) {
-            super("the API server refuses the pods of StatefulSet " + statefulSet + ", so it is left as it is: " + why);
+            this("the API server refuses the pods of StatefulSet " + statefulSet + ", so none is made or replaced from this spec: " + why,
+                    java.util.List.of());
+        }
+
+        private PodsRefused(String message, java.util.List<ComponentStatus.Notice> notices) {
+            super(message);
+            this.notices = notices;
+        }
+
+        /** The same refusal, with what else the component found before it to report beside it. */
+        public PodsRefused with(java.util.List<ComponentStatus.Notice> found) {
+            return new PodsRefused(getMessage(), java.util.List.copyOf(found));
+        }
+
+        public java.util.List<ComponentStatus.Notice> notices() {
+            return notices;
         }
     }
 

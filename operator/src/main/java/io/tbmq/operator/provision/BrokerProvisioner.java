@@ -39,6 +39,16 @@ public final class BrokerProvisioner {
         ConfigMap config = BrokerModel.config(owner, names, settings);
         Map<String, String> liveSettings = BrokerSettings.live(owner, plan, partitions);
         ConfigMap live = BrokerModel.liveConfig(owner, names, liveSettings);
+        int replicas = plan.brokers().value();
+        StatefulSet desired = BrokerModel.statefulSet(owner, names, plan, config, redisPasswordVersion(owner, names));
+        try {
+            // Before the settings: running brokers read the live ones, and a broker restarted reads both.
+            applier.checkPods(desired);
+        } catch (Applier.PodsRefused e) {
+            int ready = readyReplicas(applier.current(desired));
+            return new Result(new ComponentStatus(CONDITION, false, Applier.PodsRefused.REASON, e.getMessage(), ready + "/" + replicas),
+                    ready, replicas, endpoints(applier.current(BrokerModel.clientService(owner, names)), names));
+        }
         // Each Event is recorded before the write it announces: an operator stopped between the two
         // writes it again on its next start (it still sees the change), never loses it.
         ConfigMap oldLive = applier.current(live);
@@ -56,9 +66,7 @@ public final class BrokerProvisioner {
         applier.apply(BrokerModel.headless(owner, names));
         Service service = applier.apply(BrokerModel.clientService(owner, names));
         applier.apply(BrokerModel.disruptionBudget(owner, names));
-        StatefulSet desired = BrokerModel.statefulSet(owner, names, plan, config, redisPasswordVersion(owner, names));
         StatefulSet after = applier.apply(desired);
-        int replicas = plan.brokers().value();
         int ready = readyReplicas(after);
         boolean rolledOut = rolledOut(after, replicas);
         String summary = ready + "/" + replicas;

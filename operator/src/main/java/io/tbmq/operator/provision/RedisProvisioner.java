@@ -82,7 +82,17 @@ public final class RedisProvisioner {
         memoryRead = false;
         memoryNotice = null;
         storageNotices = List.of();
-        ComponentStatus status = managed(owner, plan, names, rotation, passwords);
+        ComponentStatus status;
+        try {
+            status = managed(owner, plan, names, rotation, passwords);
+        } catch (Applier.PodsRefused e) {
+            // Only this component waits for a fixed spec: the users and brokers after it still get theirs.
+            StatefulSet running = applier.current(RedisModel.statefulSet(owner, names, plan.redisMasters().value()));
+            status = refused(e, Math.min(BrokerProvisioner.readyReplicas(running), plan.redisMasters().value()), plan.redisMasters().value());
+            if (!e.notices().isEmpty()) {
+                storageNotices = e.notices();
+            }
+        }
         for (ComponentStatus.Notice notice : storageNotices) {
             status = status.with(notice);
         }
@@ -100,27 +110,45 @@ public final class RedisProvisioner {
     private ComponentStatus managed(TbmqCluster owner, Plan plan, Names names, RedisPasswordRotation rotation,
             RedisPasswordRotation.Passwords passwords) {
         int masters = plan.redisMasters().value();
+        StatefulSet before = applier.current(RedisModel.statefulSet(owner, names, masters));
+        if (before == null && !applier.watched().pods(names.namespace(), Labels.selector(owner.getMetadata().getName(),
+                RedisModel.COMPONENT)).isEmpty()) {
+            // Pods but no StatefulSet: asked of the API server, not of the informer, which may not have seen it yet. Pods
+            // a StatefulSet owns would not count as orphans below, and it would be written with as few as the masters.
+            before = applier.client().apps().statefulSets().inNamespace(names.namespace()).withName(names.redis()).get();
+        }
+        int orphans = before == null ? orphanedPods(owner, names) : 0;
+        int current = before == null || before.getSpec().getReplicas() == null ? orphans : before.getSpec().getReplicas();
+        int replicas = Math.max(masters, current);
+        RedisStorage.Decision storage = new RedisStorage(applier, events).decide(owner, names, before, orphans, replicas);
+        volumes = storage.volumes();
+        storageNotices = storage.notices();
+        StatefulSet desired = RedisModel.statefulSet(owner, names, replicas, volumes);
+        // Before anything else of this spec is written: refused, the pods keep their configuration too.
+        try {
+            applier.checkPods(desired);
+        } catch (Applier.PodsRefused e) {
+            if (before == null && orphans > 0) {
+                // Deleted around its pods to expand their volumes, and the operator stopped before writing it again: it owns
+                // them again, as many as run, so that it makes none.
+                applier.adopt(RedisModel.statefulSet(owner, names, orphans, volumes));
+            }
+            throw e;
+        }
         applier.apply(RedisModel.config(owner, names));
         applier.apply(RedisModel.headless(owner, names));
         applier.apply(RedisModel.client(owner, names));
         applier.apply(RedisModel.disruptionBudget(owner, names));
-        StatefulSet before = applier.current(RedisModel.statefulSet(owner, names, masters));
-        int orphans = before == null ? orphanedPods(owner, names) : 0;
-        int current = before == null || before.getSpec().getReplicas() == null ? orphans : before.getSpec().getReplicas();
-        int replicas = Math.max(masters, current);
-        RedisStorage.Decision storage = new RedisStorage(applier, events).decide(owner, names, before, orphans);
-        volumes = storage.volumes();
-        storageNotices = storage.notices();
         // Events go before the write they announce, so an operator stopped in between still records them.
         if (replicas > current && current > 0) {
             events.normal(owner, "ScalingRedis", "Redis pods " + current + " -> " + replicas + " (" + plan.redisMasters().rule() + ")");
         }
-        StatefulSet applied = applier.apply(RedisModel.statefulSet(owner, names, replicas, volumes));
+        StatefulSet applied = applier.apply(desired);
 
         List<Pod> pods = readyPods(owner, names, replicas);
         if (pods.size() < replicas) {
             List<Pod> all = applier.watched().pods(names.namespace(), Labels.selector(owner.getMetadata().getName(), RedisModel.COMPONENT));
-            replaceBrokenOutdatedPods(owner, names, applied, all);
+            Applier.PodsRefused refused = replaceBrokenOutdatedPods(owner, names, applied, all);
             List<NodeState> answering = meetMovedAmongAnsweringPods(owner, names, masters, replicas, passwords);
             int keep = UnstartedPods.replicasToKeep(masters, replicas, answering);
             if (keep < replicas) {
@@ -129,6 +157,10 @@ public final class RedisProvisioner {
                         + " every slot (" + plan.redisMasters().rule() + ")");
                 applier.apply(RedisModel.statefulSet(owner, names, keep, volumes));
                 return progressing("ScalingDown", "removing Redis pods that never joined", Math.min(pods.size(), masters), masters);
+            }
+            if (refused != null) {
+                // Said once the pods that answer were met and those that never joined removed.
+                throw refused;
             }
             String cause = PodDiagnosis.problem(all).map(p -> ": " + p).orElse("");
             return progressing(cause.isEmpty() ? "WaitingForPods" : "PodsNotReady", "Redis pods ready: " + pods.size() + "/" + replicas
@@ -293,19 +325,18 @@ public final class RedisProvisioner {
     }
 
     /**
-     * Pods run the StatefulSet's template as it was when they started (OnDelete): once the cluster is
-     * whole, balanced and every master reports cluster_state:ok and knows every slot's owner, one pod made from an older revision
-     * is replaced; the next only after it is back and the cluster is whole again. Its slots are
-     * unserved while it restarts (seconds: masters have no replicas, as in the TBMQ paper).
-     */
-    /**
      * With no StatefulSet, how many pods the last one had (the highest ordinal left running without an owner, plus one): a
      * StatefulSet deleted around its pods to expand their volumes, and not yet written again, is written
      * with at least those, so that none of them, a master still holding slots, is scaled away. 0 for a new cluster.
      */
     private int orphanedPods(TbmqCluster owner, Names names) {
+        return orphanedPods(applier.watched().pods(names.namespace(), Labels.selector(owner.getMetadata().getName(),
+                RedisModel.COMPONENT)), names);
+    }
+
+    static int orphanedPods(List<Pod> redisPods, Names names) {
         int count = 0;
-        for (Pod pod : applier.watched().pods(names.namespace(), Labels.selector(owner.getMetadata().getName(), RedisModel.COMPONENT))) {
+        for (Pod pod : redisPods) {
             // Not one going away (an earlier cluster of this name), nor one a controller still owns.
             if (pod.getMetadata().getDeletionTimestamp() != null || pod.getMetadata().getOwnerReferences() != null
                     && pod.getMetadata().getOwnerReferences().stream().anyMatch(o -> Boolean.TRUE.equals(o.getController()))) {
@@ -321,6 +352,12 @@ public final class RedisProvisioner {
         return count;
     }
 
+    /**
+     * Pods run the StatefulSet's template as it was when they started (OnDelete): once the cluster is
+     * whole, balanced and every master reports cluster_state:ok and knows every slot's owner, one pod made from an older revision
+     * is replaced; the next only after it is back and the cluster is whole again. Its slots are
+     * unserved while it restarts (seconds: masters have no replicas, as in the TBMQ paper).
+     */
     private ComponentStatus replaceOutdatedPod(TbmqCluster owner, Names names, StatefulSet sts, List<Pod> pods, int masters) {
         String revision = sts == null || sts.getStatus() == null ? null : sts.getStatus().getUpdateRevision();
         if (revision == null) {
@@ -330,6 +367,8 @@ public final class RedisProvisioner {
             Pod pod = pods.get(i);
             String podRevision = pod.getMetadata().getLabels() == null ? null : pod.getMetadata().getLabels().get(REVISION_LABEL);
             if (podRevision != null && !podRevision.equals(revision)) {
+                // Its replacement must be possible: a LimitRange or PodSecurity level may have come since the template was written.
+                applier.checkReplacement(sts);
                 applier.client().resource(pod).delete();
                 events.normal(owner, "RedisPodReplaced", pod.getMetadata().getName()
                         + " replaced with the new settings; the others wait until the cluster is whole again");
@@ -362,20 +401,27 @@ public final class RedisProvisioner {
      * a setting that crashed it) serves nothing: it is replaced at once rather than one at a time,
      * or a fixed spec could never reach it.
      */
-    private void replaceBrokenOutdatedPods(TbmqCluster owner, Names names, StatefulSet sts, List<Pod> pods) {
+    private Applier.PodsRefused replaceBrokenOutdatedPods(TbmqCluster owner, Names names, StatefulSet sts, List<Pod> pods) {
         String revision = sts == null || sts.getStatus() == null ? null : sts.getStatus().getUpdateRevision();
         if (revision == null) {
-            return;
+            return null;
         }
         for (Pod pod : pods) {
             String podRevision = pod.getMetadata().getLabels() == null ? null : pod.getMetadata().getLabels().get(REVISION_LABEL);
             if (!isReady(pod) && pod.getMetadata().getDeletionTimestamp() == null && podRevision != null
                     && !podRevision.equals(revision)) {
+                // Not ready is not gone: a pod that may still recover is not swapped for one the API server refuses.
+                try {
+                    applier.checkReplacement(sts);
+                } catch (Applier.PodsRefused e) {
+                    return e;
+                }
                 applier.client().resource(pod).delete();
                 events.normal(owner, "RedisPodReplaced", pod.getMetadata().getName()
                         + " was not ready and made from an older spec: replaced with the current one");
             }
         }
+        return null;
     }
 
     /**
@@ -403,6 +449,14 @@ public final class RedisProvisioner {
         events.normal(owner, "UnusedRedisDeleted", "deleted the managed Redis Cluster " + names.redis() + " as "
                 + TbmqCluster.DELETE_UNUSED + " asked");
         return external.with(new ComponentStatus.Notice(UNUSED, "Deleting", "deleting the managed Redis Cluster " + names.redis()));
+    }
+
+    /**
+     * The API server would refuse the pods this spec makes (or a pod the operator was about to replace): none is made
+     * or replaced, and a person must change the spec or the namespace's policy.
+     */
+    static ComponentStatus refused(Applier.PodsRefused e, int ready, int masters) {
+        return new ComponentStatus(CONDITION, false, Applier.PodsRefused.REASON, e.getMessage(), ready + "/" + masters);
     }
 
     private static ComponentStatus progressing(String reason, String message, int ready, int masters) {

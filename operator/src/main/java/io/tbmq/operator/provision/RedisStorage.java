@@ -67,8 +67,9 @@ public final class RedisStorage {
     /**
      * @param orphans with no StatefulSet, how many Redis pods run without one: one deleted around its pods to
      *     expand their volumes, and not yet written again (the operator stopped in between)
+     * @param replicas how many pods the StatefulSet is to be written with
      */
-    Decision decide(TbmqCluster owner, Names names, StatefulSet existing, int orphans) {
+    Decision decide(TbmqCluster owner, Names names, StatefulSet existing, int orphans, int replicas) {
         RedisModel.Volumes asked = RedisModel.volumes(owner);
         String current = volumeSize(existing);
         String className;
@@ -94,8 +95,13 @@ public final class RedisStorage {
                     + "; a StatefulSet's volumes cannot change their StorageClass, so they keep theirs; everything else in the spec"
                     + " is applied"));
         }
-        String size = size(owner, names, existing, asked.size(), current, className, notices);
-        return new Decision(new RedisModel.Volumes(size, className), notices);
+        try {
+            String size = size(owner, names, existing, replicas, asked.size(), current, className, notices);
+            return new Decision(new RedisModel.Volumes(size, className), notices);
+        } catch (Applier.PodsRefused e) {
+            // The class kept is still worth saying beside the refusal.
+            throw e.with(notices);
+        }
     }
 
     /** Whether two volume template classes are the same, no class at all meaning the default one. */
@@ -112,8 +118,8 @@ public final class RedisStorage {
     }
 
     /** The size to write: {@code wanted} once the volumes are expanded to it, otherwise {@code current}. */
-    private String size(TbmqCluster owner, Names names, StatefulSet existing, String wanted, String current, String className,
-            List<ComponentStatus.Notice> notices) {
+    private String size(TbmqCluster owner, Names names, StatefulSet existing, int written, String wanted, String current,
+            String className, List<ComponentStatus.Notice> notices) {
         if (compare(wanted, current) == 0) {
             return wanted;
         }
@@ -137,7 +143,7 @@ public final class RedisStorage {
         int replicas = existing.getSpec().getReplicas() == null ? 0 : existing.getSpec().getReplicas();
         // The StatefulSet is deleted below and written again after, and its pods replaced one at a time if the
         // rest of the spec changed too: pods the API server would refuse must be found before any of that.
-        applier.checkPods(RedisModel.statefulSet(owner, names, replicas, new RedisModel.Volumes(current, className)));
+        applier.checkPods(RedisModel.statefulSet(owner, names, Math.max(replicas, written), new RedisModel.Volumes(current, className)));
         for (int i = 0; i < replicas; i++) {
             PersistentVolumeClaim pvc = claim(names, i);
             if (pvc != null) {

@@ -93,6 +93,11 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
      * is not: only an edit fixes it, and the edit itself starts a reconcile.
      */
     static final Duration WHILE_SECRET_MISSING = Duration.ofSeconds(30);
+    /**
+     * Pods the API server refuses (Applier.PodsRefused) are asked about again this often: an edit starts a
+     * reconcile by itself, but a LimitRange or PodSecurity level relaxed in the namespace announces nothing.
+     */
+    static final Duration WHILE_REFUSED = Duration.ofSeconds(30);
     /** Redis gossip and cluster state settle within a second or two and nothing else signals it: look sooner. */
     static final Duration WHILE_REDIS_SETTLES = Duration.ofMillis(250);
     static final Set<String> REDIS_SETTLING = Set.of("Joining", "Converging", "Rebalancing", "Rolling");
@@ -328,7 +333,17 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
                         + " msg/s asked for: raise spec.broker.resources.requests.cpu or spec.overrides.brokers"));
         brokerStatus = ignoredSettings(resource.getSpec().getBroker().getConfig(),
                 io.tbmq.operator.desired.BrokerModel.redisPasswordSecret(resource, names) != null, brokerStatus);
-        if (announcedBrokers > 0 && announcedBrokers != plan.brokers().value()) {
+        boolean brokersRefused = Applier.PodsRefused.REASON.equals(brokers.status().reason());
+        if (brokersRefused) {
+            // Not written: the scale step is announced by the pass that writes it.
+            if (announcedBrokers > 0) {
+                status.setDesiredBrokers(announcedBrokers);
+            }
+            // An external Kafka's topics get their partitions from the brokers, which were not given the new count.
+            if (resource.getSpec().getKafka().getMode() == io.tbmq.operator.api.Mode.EXTERNAL && lastPartitions > 0) {
+                status.getPlan().getPartitions().setValue(Integer.toString(lastPartitions));
+            }
+        } else if (announcedBrokers > 0 && announcedBrokers != plan.brokers().value()) {
             events.normal(resource, "ScalingBrokers", "brokers " + announcedBrokers + " -> " + plan.brokers().value() + " ("
                     + plan.brokers().rule() + ")");
         }
@@ -357,27 +372,41 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
         status.setReadyBrokers(brokers.ready());
         status.setEndpoints(brokers.endpoints());
 
-        ComponentStatus waitingFor = List.of(kafkaStatus, redisStatus, brokers.status()).stream().filter(c -> !c.ready())
-                .findFirst().orElse(null);
+        List<ComponentStatus> waiting = List.of(kafkaStatus, redisStatus, brokers.status()).stream().filter(c -> !c.ready()).toList();
+        ComponentStatus waitingFor = waiting.isEmpty() ? null : waiting.get(0);
         boolean ready = waitingFor == null;
         // Only worth a check while something is not ready: a working cluster proves its addresses.
         List<FieldError> unreachable = ready ? List.of() : reachability.apply(resource.getSpec());
         boolean blocked = waitingFor != null && "StrimziNotInstalled".equals(waitingFor.reason());
+        List<ComponentStatus> refused = waiting.stream().filter(c -> Applier.PodsRefused.REASON.equals(c.reason())).toList();
+        // Nothing moves until the spec (or the namespace's policy) changes: not progressing, and looked at less often.
+        boolean onlyRefused = !refused.isEmpty() && refused.size() == waiting.size();
         if (!unreachable.isEmpty()) {
             Conditions.set(status.getConditions(), Conditions.DEGRADED, true, "Unreachable",
                     unreachable.stream().map(FieldError::toString).collect(Collectors.joining("; ")), generation, now);
+        } else if (!refused.isEmpty() && !blocked) {
+            Conditions.set(status.getConditions(), Conditions.DEGRADED, true, Applier.PodsRefused.REASON,
+                    refused.stream().map(ComponentStatus::message).collect(Collectors.joining("; ")), generation, now);
         } else {
             Conditions.set(status.getConditions(), Conditions.DEGRADED, blocked, blocked ? waitingFor.reason() : "SpecValid",
                     blocked ? waitingFor.message() : "spec is valid", generation, now);
         }
-        Conditions.set(status.getConditions(), Conditions.PROGRESSING, !ready, ready ? "Reconciled" : waitingFor.reason(),
-                ready ? "every component matches the spec" : waitingFor.message(), generation, now);
+        if (onlyRefused) {
+            Conditions.set(status.getConditions(), Conditions.PROGRESSING, false, Applier.PodsRefused.REASON,
+                    "waiting for a spec whose pods the API server accepts (checked again every " + WHILE_REFUSED.toSeconds() + " s)",
+                    generation, now);
+        } else {
+            // What is moving, not what waits for an edit (Degraded says that).
+            ComponentStatus moving = waiting.stream().filter(c -> !refused.contains(c)).findFirst().orElse(null);
+            Conditions.set(status.getConditions(), Conditions.PROGRESSING, !ready, ready ? "Reconciled" : moving.reason(),
+                    ready ? "every component matches the spec" : moving.message(), generation, now);
+        }
         Conditions.set(status.getConditions(), Conditions.READY, ready, ready ? "Ready" : "NotReady",
                 ready ? "Kafka, Redis and brokers are ready" : waitingFor.condition() + ": " + waitingFor.message(), generation,
                 now);
         status.setObservedGeneration(generation);
         return UpdateControl.patchStatus(resource).rescheduleAfter(ready ? WHEN_READY
-                : REDIS_SETTLING.contains(waitingFor.reason()) ? WHILE_REDIS_SETTLES : WHILE_CHANGING);
+                : onlyRefused ? WHILE_REFUSED : REDIS_SETTLING.contains(waitingFor.reason()) ? WHILE_REDIS_SETTLES : WHILE_CHANGING);
     }
 
     /**

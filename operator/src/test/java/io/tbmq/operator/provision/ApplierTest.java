@@ -7,6 +7,25 @@ import org.junit.jupiter.api.Test;
 class ApplierTest {
 
     @Test
+    void thePodTemplateDigestChangesWithWhatTheDryRunPodIsMadeOfOnly() {
+        String three = Applier.podTemplateDigest(statefulSet(3, "300Mi", "data", "8Gi"));
+        assertThat(Applier.podTemplateDigest(statefulSet(5, "300Mi", "data", "8Gi"))).as("scaled").isEqualTo(three);
+        // A volume expansion deletes the StatefulSet around its pods and writes it again: not a change of its pods.
+        assertThat(Applier.podTemplateDigest(statefulSet(3, "300Mi", "data", "16Gi"))).as("larger volumes").isEqualTo(three);
+        assertThat(Applier.podTemplateDigest(statefulSet(3, "400Mi", "data", "8Gi"))).as("other resources").isNotEqualTo(three);
+        assertThat(Applier.podTemplateDigest(statefulSet(3, "300Mi", "aof", "8Gi"))).as("another volume").isNotEqualTo(three);
+    }
+
+    private static io.fabric8.kubernetes.api.model.apps.StatefulSet statefulSet(int replicas, String memory, String claim, String storage) {
+        return new io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder().withNewMetadata().withName("dev-redis").endMetadata()
+                .withNewSpec().withReplicas(replicas).withNewTemplate().withNewSpec().addNewContainer().withName("redis")
+                .withNewResources().addToRequests("memory", new io.fabric8.kubernetes.api.model.Quantity(memory)).endResources()
+                .endContainer().endSpec().endTemplate().addNewVolumeClaimTemplate().withNewMetadata().withName(claim).endMetadata()
+                .withNewSpec().withNewResources().addToRequests("storage", new io.fabric8.kubernetes.api.model.Quantity(storage))
+                .endResources().endSpec().endVolumeClaimTemplate().endSpec().build();
+    }
+
+    @Test
     void onlyARefusalOfThePodItselfStopsAStatefulSetWrite() {
         String pod = "dev-redis-check";
         // The API server's own validation, PodSecurity and LimitRanges would refuse the StatefulSet's pods too.

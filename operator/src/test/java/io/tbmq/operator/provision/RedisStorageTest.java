@@ -21,7 +21,7 @@ class RedisStorageTest {
         c.getSpec().getRedis().setStorage(Serialization.unmarshal("{\"deleteClaim\": true}", StorageSpec.class));
 
         // Same size as the volumes: nothing to expand, so no API call (no client here) and no notice.
-        RedisStorage.Decision decision = new RedisStorage(name -> null, claim -> null).decide(c, names, running, 0);
+        RedisStorage.Decision decision = new RedisStorage(name -> null, claim -> null).decide(c, names, running, 0, 3);
         assertThat(decision.volumes().size()).isEqualTo("8Gi");
         assertThat(decision.notices()).isEmpty();
     }
@@ -36,7 +36,7 @@ class RedisStorageTest {
         c.getSpec().getRedis().setStorage(Serialization.unmarshal("{\"storageClass\": \"fast\"}", StorageSpec.class));
 
         RedisStorage storage = new RedisStorage(name -> name == null || name.equals("standard") ? standard() : null, claim -> null);
-        RedisStorage.Decision decision = storage.decide(c, names, running, 0);
+        RedisStorage.Decision decision = storage.decide(c, names, running, 0, 3);
         assertThat(decision.volumes()).isEqualTo(new RedisModel.Volumes("8Gi", null));
         assertThat(decision.notices()).singleElement().satisfies(n -> {
             assertThat(n.type()).isEqualTo(RedisStorage.CLASS_KEPT);
@@ -46,11 +46,11 @@ class RedisStorageTest {
                 .getStorageClassName()).isNull();
 
         // A new cluster gets the class it asks for.
-        assertThat(storage.decide(c, names, null, 0).volumes()).isEqualTo(new RedisModel.Volumes("8Gi", "fast"));
+        assertThat(storage.decide(c, names, null, 0, 3).volumes()).isEqualTo(new RedisModel.Volumes("8Gi", "fast"));
 
         // Naming the default class the volumes were made with, by its name, changes nothing and is no notice.
         c.getSpec().getRedis().getStorage().setStorageClass("standard");
-        assertThat(storage.decide(c, names, running, 0).notices()).isEmpty();
+        assertThat(storage.decide(c, names, running, 0, 3).notices()).isEmpty();
     }
 
     @Test
@@ -68,17 +68,17 @@ class RedisStorageTest {
         RedisStorage storage = new RedisStorage(name -> name == null || name.equals("standard") ? standard() : null,
                 claim -> claim.equals("data-" + names.redisPod(0)) ? expanded : null);
 
-        RedisStorage.Decision decision = storage.decide(c, names, null, 3);
+        RedisStorage.Decision decision = storage.decide(c, names, null, 3, 3);
         assertThat(decision.volumes()).isEqualTo(new RedisModel.Volumes("16Gi", "standard"));
         assertThat(decision.notices()).extracting(n -> n.type()).containsExactly(RedisStorage.CLASS_KEPT);
 
         // A new cluster: the spec as it is, even where an earlier cluster of its name left volumes (its other volumes
         // are still to be made, and a StatefulSet's volume template cannot change later).
-        assertThat(storage.decide(c, names, null, 0).volumes()).isEqualTo(new RedisModel.Volumes("32Gi", "fast"));
+        assertThat(storage.decide(c, names, null, 0, 3).volumes()).isEqualTo(new RedisModel.Volumes("32Gi", "fast"));
 
         // A volume on its way out (its cluster deleted, a new one of the name made at once) says nothing either.
         expanded.getMetadata().setDeletionTimestamp("2026-12-07T16:00:00Z");
-        assertThat(storage.decide(c, names, null, 3).volumes()).isEqualTo(new RedisModel.Volumes("32Gi", "fast"));
+        assertThat(storage.decide(c, names, null, 3, 3).volumes()).isEqualTo(new RedisModel.Volumes("32Gi", "fast"));
     }
 
     private static io.fabric8.kubernetes.api.model.storage.StorageClass standard() {

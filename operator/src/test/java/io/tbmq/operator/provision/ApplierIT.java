@@ -1,0 +1,160 @@
+package io.tbmq.operator.provision;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+
+/**
+ * When the operator asks the API server about the pods of a StatefulSet it is about to write: only for a change
+ * of what they are made of, or of how many there are, and once a pass (fabric8's mock API server, which answers
+ * every pod dry run with a LimitRange's refusal and records what it was asked).
+ */
+@EnableKubernetesMockClient
+class ApplierIT {
+    static final String PODS = "/api/v1/namespaces/iot/pods?dryRun=All";
+    static final String APPLY = "/apis/apps/v1/namespaces/iot/statefulsets/dev-redis?fieldManager=tbmq-operator&dryRun=All&force=true";
+    static final String REFUSAL = "pods \"dev-redis-check\" is forbidden: memory max limit to request ratio per Container is 1500m,"
+            + " but provided ratio is 2.000000";
+
+    KubernetesMockServer server;
+    KubernetesClient client;
+    StatefulSet current;
+    Applier applier;
+
+    @BeforeEach
+    void setUp() {
+        server.expect().post().withPath(PODS).andReturn(403, new StatusBuilder().withCode(403).withReason("Forbidden")
+                .withMessage(REFUSAL).build()).always();
+        current = null;
+        applier = new Applier(client, true, new Cached());
+    }
+
+    @Test
+    void aTemplateTheStatefulSetAlreadyHasIsNotCheckedSoAPolicyAddedLaterStopsNothing() throws Exception {
+        current = written(statefulSet(3, "300Mi", "8Gi"));
+        applier.checkPods(statefulSet(3, "300Mi", "8Gi"));
+        applier.checkPods(statefulSet(2, "300Mi", "8Gi"));
+        // A volume expansion: the same pods, with larger claims, checked before the StatefulSet is deleted and after.
+        applier.checkPods(statefulSet(3, "300Mi", "16Gi"));
+        current = null;
+        applier.checkPods(statefulSet(3, "300Mi", "16Gi"));
+        assertThat(dryRuns()).isZero();
+    }
+
+    @Test
+    void aChangedTemplateOrMorePodsAreCheckedAndRefused() throws Exception {
+        current = written(statefulSet(3, "300Mi", "8Gi"));
+        assertThatThrownBy(() -> applier.checkPods(statefulSet(3, "400Mi", "8Gi"))).isInstanceOf(Applier.PodsRefused.class)
+                .hasMessageContaining("StatefulSet dev-redis").hasMessageContaining("max limit to request ratio");
+        assertThatThrownBy(() -> applier.checkPods(statefulSet(4, "300Mi", "8Gi"))).as("a scale-up")
+                .isInstanceOf(Applier.PodsRefused.class);
+        current = null;
+        assertThatThrownBy(() -> applier.checkPods(statefulSet(3, "300Mi", "8Gi"))).as("a new StatefulSet")
+                .isInstanceOf(Applier.PodsRefused.class);
+        assertThat(dryRuns()).isEqualTo(3);
+    }
+
+    @Test
+    void aStatefulSetWrittenBeforeTheDigestIsComparedByADryRunOfTheApply() throws Exception {
+        current = statefulSet(3, "300Mi", "8Gi");
+        server.expect().patch().withPath(APPLY).andReturn(200, statefulSet(3, "300Mi", "8Gi")).always();
+        applier.checkPods(statefulSet(3, "300Mi", "8Gi"));
+        assertThat(dryRuns()).as("the same template").isZero();
+        applier = new Applier(client, true, new Cached());
+        current = statefulSet(3, "200Mi", "8Gi");
+        assertThatThrownBy(() -> applier.checkPods(statefulSet(3, "300Mi", "8Gi"))).as("another template")
+                .isInstanceOf(Applier.PodsRefused.class);
+    }
+
+    @Test
+    void aStatefulSetWrittenWithoutACheckIsCheckedEveryPass() throws Exception {
+        current = statefulSet(3, "300Mi", "8Gi");
+        current.getMetadata().setAnnotations(Map.of(Applier.POD_TEMPLATE_DIGEST, Applier.UNCHECKED));
+        // The same template as the one written: were it compared, it would pass unchecked.
+        server.expect().patch().withPath(APPLY).andReturn(200, statefulSet(3, "300Mi", "8Gi")).always();
+        assertThatThrownBy(() -> applier.checkPods(statefulSet(3, "300Mi", "8Gi"))).isInstanceOf(Applier.PodsRefused.class);
+        assertThat(dryRuns()).isEqualTo(1);
+    }
+
+    @Test
+    void aPodTheOperatorReplacesIsCheckedEvenFromATemplateWrittenBefore() throws Exception {
+        current = written(statefulSet(3, "300Mi", "8Gi"));
+        applier.checkPods(statefulSet(3, "300Mi", "8Gi"));
+        assertThatThrownBy(() -> applier.checkReplacement(current)).isInstanceOf(Applier.PodsRefused.class);
+        assertThat(dryRuns()).isEqualTo(1);
+    }
+
+    private int dryRuns() throws InterruptedException {
+        int count = 0;
+        for (var request = server.takeRequest(100, java.util.concurrent.TimeUnit.MILLISECONDS); request != null;
+                request = server.takeRequest(100, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+            if ("POST".equals(request.getMethod()) && PODS.equals(request.getPath())) {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    private static StatefulSet written(StatefulSet statefulSet) {
+        statefulSet.getMetadata().setAnnotations(Map.of(Applier.POD_TEMPLATE_DIGEST, Applier.podTemplateDigest(statefulSet)));
+        return statefulSet;
+    }
+
+    static StatefulSet statefulSet(int replicas, String memory, String storage) {
+        return new StatefulSetBuilder().withNewMetadata().withName("dev-redis").withNamespace("iot").endMetadata()
+                .withNewSpec().withReplicas(replicas).withNewTemplate().withNewSpec().addNewContainer().withName("redis")
+                .withNewResources().addToRequests("memory", new Quantity(memory)).addToLimits("memory", new Quantity("600Mi"))
+                .endResources().endContainer().endSpec().endTemplate().addNewVolumeClaimTemplate().withNewMetadata().withName("data")
+                .endMetadata().withNewSpec().withNewResources().addToRequests("storage", new Quantity(storage)).endResources()
+                .endSpec().endVolumeClaimTemplate().endSpec().build();
+    }
+
+    /** The informer cache: what the test says the cluster has. */
+    private final class Cached implements WatchedObjects {
+        @Override
+        public Optional<StatefulSet> statefulSet(String namespace, String name) {
+            return Optional.ofNullable(current);
+        }
+
+        @Override
+        public Optional<Pod> pod(String namespace, String name) {
+            return Optional.empty();
+        }
+
+        @Override
+        public List<Pod> pods(String namespace, Map<String, String> labels) {
+            return new ArrayList<>();
+        }
+
+        @Override
+        public List<io.tbmq.operator.api.TbmqUser> users(String namespace, String cluster) {
+            return List.of();
+        }
+
+        @Override
+        public List<io.fabric8.kubernetes.api.model.Secret> userSecrets(String namespace, String cluster) {
+            return List.of();
+        }
+
+        @Override
+        public void written(HasMetadata before, HasMetadata after) {
+        }
+    }
+}
