@@ -544,7 +544,7 @@ class OperatorE2E {
      * A LimitRange added later that the running Redis pods break (their memory limit is twice their request) stops
      * nothing while their template stays as it is, after an operator restart too (the StatefulSet carries its
      * template's digest), a volume expansion included, which deletes the StatefulSet around its pods and writes it
-     * again; a change of that template is refused naming the LimitRange, and applied with no edit once it is gone.
+     * again; a change of that template is refused quoting the LimitRange's rule, and applied with no edit once it is gone.
      */
     private static void aPolicyAddedLaterStopsOnlyAChangeItRefuses() {
         var limits = new io.fabric8.kubernetes.api.model.LimitRangeBuilder().withNewMetadata().withName("memory-ratio")
@@ -568,7 +568,7 @@ class OperatorE2E {
             redisEdit = edit(x -> x.getSpec().getRedis().getResources().getRequests().put("cpu",
                     new io.fabric8.kubernetes.api.model.Quantity("160m")));
             long generation = redisEdit.getMetadata().getGeneration();
-            await("the Redis change refused, naming the LimitRange, and nothing else waiting", () -> {
+            await("the Redis change refused, quoting the LimitRange's rule, and nothing else waiting", () -> {
                 TbmqCluster c = get();
                 Condition redis = condition(c, "RedisReady");
                 Condition progressing = condition(c, "Progressing");

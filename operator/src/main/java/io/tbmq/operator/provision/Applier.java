@@ -30,15 +30,48 @@ public final class Applier {
      * as many as there are when the template was found unchanged (an Applier lives for one reconcile pass).
      */
     private final java.util.Map<String, Integer> passed = new java.util.HashMap<>();
+    /** Of those, the ones the API server could not be asked about (see {@link #notChecked()}). */
+    private final java.util.Set<String> unanswered = new java.util.HashSet<>();
+    /** Per StatefulSet name, why its pods could not be checked in this pass. */
+    private final java.util.Map<String, String> notChecked = new java.util.TreeMap<>();
+    private final PodCheck podCheck;
+
+    /**
+     * How the pods a StatefulSet would make are checked before it is written or one of its pods replaced.
+     * Throws {@link PodsRefused} when the API server would refuse them; otherwise returns why they could not be
+     * checked, empty when they were.
+     */
+    @FunctionalInterface
+    public interface PodCheck {
+        java.util.Optional<String> check(StatefulSet statefulSet);
+    }
 
     public Applier(KubernetesClient client, boolean serverSideApply) {
         this(client, serverSideApply, WatchedObjects.live(client));
     }
 
     public Applier(KubernetesClient client, boolean serverSideApply, WatchedObjects watched) {
+        this(client, serverSideApply, watched, null);
+    }
+
+    /**
+     * @param podCheck how pods are checked; null for the API server's dry run of one pod, which needs server-side
+     *        apply (without it, the fast tests' mock server, nothing is checked)
+     */
+    public Applier(KubernetesClient client, boolean serverSideApply, WatchedObjects watched, PodCheck podCheck) {
         this.client = client;
         this.serverSideApply = serverSideApply;
         this.watched = watched;
+        this.podCheck = podCheck != null ? podCheck : serverSideApply ? this::dryRun : null;
+    }
+
+    /**
+     * The StatefulSets whose pods this pass wrote, or was about to replace, without the API server's check, and
+     * why (a webhook that cannot take a dry run, a ResourceQuota the extra pod would exceed, a role without
+     * {@code create pods}). They are written {@link #UNCHECKED}, so every pass asks again.
+     */
+    public java.util.Map<String, String> notChecked() {
+        return java.util.Collections.unmodifiableMap(notChecked);
     }
 
     public <T extends HasMetadata> T apply(T desired) {
@@ -66,12 +99,12 @@ public final class Applier {
         if (desired instanceof StatefulSet statefulSet) {
             before = current(desired);
             if (checked) {
-                checkPods(statefulSet, (StatefulSet) before);
+                boolean answered = checkPods(statefulSet, (StatefulSet) before);
                 var annotations = new java.util.LinkedHashMap<String, String>();
                 if (desired.getMetadata().getAnnotations() != null) {
                     annotations.putAll(desired.getMetadata().getAnnotations());
                 }
-                annotations.put(POD_TEMPLATE_DIGEST, podTemplateDigest(statefulSet));
+                annotations.put(POD_TEMPLATE_DIGEST, answered ? podTemplateDigest(statefulSet) : UNCHECKED);
                 desired.getMetadata().setAnnotations(annotations);
             }
         }
@@ -97,28 +130,40 @@ public final class Applier {
      * StatefulSet's pod template, only the pods its controller then fails to create; by then the
      * controller (brokers) or the operator (Redis, one pod at a time) has already deleted a running pod
      * to replace it. Only a refusal of the pod itself stops the write ({@link #refusesThePod}); any other
-     * answer leaves it to the StatefulSet controller as before. The check guards a change: not asked
+     * failed answer leaves it to the StatefulSet controller as before, and is reported ({@link #notChecked()}).
+     * The check guards a change: not asked
      * when the StatefulSet already makes these pods, nor twice in a pass.
      */
     public void checkPods(StatefulSet statefulSet) {
         checkPods(statefulSet, current(statefulSet));
     }
 
-    private void checkPods(StatefulSet statefulSet, StatefulSet current) {
-        if (!serverSideApply) {
-            return;
+    /** Whether the pods were checked, now or when the StatefulSet was written: false when the API server could not be asked. */
+    private boolean checkPods(StatefulSet statefulSet, StatefulSet current) {
+        if (podCheck == null) {
+            return true;
         }
         String pass = key(statefulSet) + "@" + podTemplateDigest(statefulSet);
         if (passed.getOrDefault(pass, -1) >= replicas(statefulSet)) {
-            return;
+            return !unanswered.contains(pass);
         }
         // More pods are made from the template as it is: a scale-up is a change the check guards too.
         if (replicas(statefulSet) <= replicas(current) && !makesOtherPods(statefulSet, current)) {
             passed.merge(pass, replicas(current), Math::max);
-            return;
+            return true;
         }
-        dryRun(statefulSet);
+        boolean answered = ask(statefulSet);
         passed.put(pass, Integer.MAX_VALUE);
+        if (!answered) {
+            unanswered.add(pass);
+        }
+        return answered;
+    }
+
+    private boolean ask(StatefulSet statefulSet) {
+        java.util.Optional<String> why = podCheck.check(statefulSet);
+        why.ifPresent(w -> notChecked.put(statefulSet.getMetadata().getName(), w));
+        return why.isEmpty();
     }
 
     /**
@@ -127,12 +172,12 @@ public final class Applier {
      * PodSecurity level may have come since. Once per pass.
      */
     public void checkReplacement(StatefulSet statefulSet) {
-        if (!serverSideApply) {
+        if (podCheck == null) {
             return;
         }
         String replacement = key(statefulSet) + "@" + podTemplateDigest(statefulSet) + "@replacement";
         if (!passed.containsKey(replacement)) {
-            dryRun(statefulSet);
+            ask(statefulSet);
             passed.put(replacement, Integer.MAX_VALUE);
         }
     }
@@ -151,7 +196,7 @@ public final class Applier {
         if (podTemplateDigest(desired).equals(written)) {
             return false;
         }
-        if (UNCHECKED.equals(written)) {
+        if (UNCHECKED.equals(written) || !serverSideApply) {
             return true;
         }
         StatefulSet copy = CLONES.clone(desired);
@@ -176,7 +221,7 @@ public final class Applier {
                 : statefulSet.getSpec().getVolumeClaimTemplates().stream().map(c -> c.getMetadata().getName()).toList();
     }
 
-    private void dryRun(StatefulSet statefulSet) {
+    private java.util.Optional<String> dryRun(StatefulSet statefulSet) {
         var template = statefulSet.getSpec().getTemplate();
         var spec = CLONES.clone(template.getSpec());
         // The claim templates' volumes: the pod only needs its mounts to name volumes it has.
@@ -192,12 +237,14 @@ public final class Applier {
                 .endMetadata().withSpec(spec).build();
         try {
             client.pods().inNamespace(pod.getMetadata().getNamespace()).resource(pod).dryRun().create();
+            return java.util.Optional.empty();
         } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
             String message = e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage() : e.getMessage();
             if (refusesThePod(e.getCode(), message, name)) {
                 throw new PodsRefused(statefulSet.getMetadata().getName(), message);
             }
             LOG.debugf("the pods of StatefulSet %s not checked (%d): %s", key(statefulSet), e.getCode(), message);
+            return java.util.Optional.of("HTTP " + e.getCode() + ": " + message);
         }
     }
 
@@ -257,7 +304,7 @@ public final class Applier {
 
         private final java.util.List<ComponentStatus.Notice> notices;
 
-        PodsRefused(String statefulSet, String why) {
+        public PodsRefused(String statefulSet, String why) {
             this("the API server refuses the pods of StatefulSet " + statefulSet + ", so none is made or replaced from this spec: " + why,
                     java.util.List.of());
         }

@@ -63,6 +63,7 @@ public final class RedisProvisioner {
     /** Whether this pass read every node's memory, and the masters nearly full as it did (null: none). */
     private boolean memoryRead;
     private ComponentStatus.Notice memoryNotice;
+    private boolean refusedWithNoneServing;
 
     public RedisProvisioner(Applier applier, EventRecorder events, RedisEndpoints endpoints) {
         this.applier = applier;
@@ -82,13 +83,16 @@ public final class RedisProvisioner {
         memoryRead = false;
         memoryNotice = null;
         storageNotices = List.of();
+        refusedWithNoneServing = false;
         ComponentStatus status;
         try {
             status = managed(owner, plan, names, rotation, passwords);
         } catch (Applier.PodsRefused e) {
             // Only this component waits for a fixed spec: the users and brokers after it still get theirs.
             StatefulSet running = applier.current(RedisModel.statefulSet(owner, names, plan.redisMasters().value()));
-            status = refused(e, Math.min(BrokerProvisioner.readyReplicas(running), plan.redisMasters().value()), plan.redisMasters().value());
+            int ready = Math.min(BrokerProvisioner.readyReplicas(running), plan.redisMasters().value());
+            refusedWithNoneServing = ready == 0;
+            status = refused(e, ready, plan.redisMasters().value());
             if (!e.notices().isEmpty()) {
                 storageNotices = e.notices();
             }
@@ -105,6 +109,14 @@ public final class RedisProvisioner {
             return status.with(passwordProgress.notice());
         }
         return passwords.changing() && !passwordProgress.finished() ? status.with(RedisPasswordRotation.waiting()) : status;
+    }
+
+    /**
+     * Whether the last pass found this spec's Redis pods refused and no Redis pod ready (a new cluster, or every pod
+     * gone since): the brokers cannot be ready before a spec or a policy changes.
+     */
+    public boolean refusedWithNoneServing() {
+        return refusedWithNoneServing;
     }
 
     private ComponentStatus managed(TbmqCluster owner, Plan plan, Names names, RedisPasswordRotation rotation,

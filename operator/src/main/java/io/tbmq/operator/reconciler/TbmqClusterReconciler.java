@@ -102,6 +102,10 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
     static final Duration WHILE_REDIS_SETTLES = Duration.ofMillis(250);
     static final Set<String> REDIS_SETTLING = Set.of("Joining", "Converging", "Rebalancing", "Rolling");
     public static final String PARTITIONS_KEPT = "PartitionsKept";
+    /** True while a StatefulSet was written without the API server's check of its pods ({@link Applier#notChecked()}). */
+    public static final String PODS_UNCHECKED = "PodsUnchecked";
+    /** The brokers' reason while no Redis pod runs and Redis's are refused: an edit or a policy ends it, not time. */
+    public static final String WAITING_FOR_REDIS = "WaitingForRedis";
 
     public static final String UNDER_PROVISIONED = "BrokersUnderProvisioned";
     /** spec.broker.config keys the brokers do not have: they would ignore them (reported, not refused). */
@@ -110,6 +114,13 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
     static final Set<String> NOTICES = Set.of(StrimziReadiness.REBALANCING, StrimziReadiness.STORAGE_NOT_APPLIED, KafkaProvisioner.SCALING_REFUSED,
             KafkaProvisioner.UNUSED, RedisProvisioner.UNUSED, RedisProvisioner.PASSWORD_CHANGING, RedisProvisioner.MEMORY_HIGH, UNDER_PROVISIONED,
             io.tbmq.operator.provision.RedisStorage.NOT_EXPANDED, io.tbmq.operator.provision.RedisStorage.CLASS_KEPT, UNKNOWN_SETTINGS);
+
+    /** Brokers that cannot be ready: no Redis pod runs, and the API server refuses those of Redis's spec. */
+    static ComponentStatus waitingForRedis(ComponentStatus brokers) {
+        return new ComponentStatus(brokers.condition(), false, WAITING_FOR_REDIS,
+                "waiting for Redis, whose pods the API server refuses (RedisReady); " + brokers.message(), brokers.summary(),
+                brokers.notices());
+    }
 
     /** spec.broker.config keys the brokers never see, as the notice {@link #UNKNOWN_SETTINGS}. */
     static ComponentStatus ignoredSettings(Map<String, String> config, boolean redisPasswordSecret, ComponentStatus status) {
@@ -165,6 +176,8 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
     java.util.function.Function<io.tbmq.operator.api.TbmqClusterSpec, List<FieldError>> reachability = Reachability::check;
     /** How a Secret the spec names is read (null when there is none); replaceable so the fast tests need no API server. */
     SecretReader secrets = (client, namespace, name) -> client.secrets().inNamespace(namespace).withName(name).get();
+    /** How pods are checked before a StatefulSet is written (null: the API server's dry run); replaceable for the mock server. */
+    Applier.PodCheck podCheck;
 
     interface SecretReader {
         io.fabric8.kubernetes.api.model.Secret read(KubernetesClient client, String namespace, String name);
@@ -284,7 +297,7 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
             resource.getSpec().getRedis().setImage(settings.redisImage());
         }
         Names names = new Names(resource.getMetadata().getName(), resource.getMetadata().getNamespace());
-        Applier applier = new Applier(client, settings.serverSideApply(), watched);
+        Applier applier = new Applier(client, settings.serverSideApply(), watched, podCheck);
         EventRecorder events = new EventRecorder(client);
         KafkaProvisioner kafka = new KafkaProvisioner(applier, events, settings.strimziStatusTimeout());
         // Read before the status changes below: a read that fails ends this reconcile, and the error
@@ -320,28 +333,34 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
 
         TopicPartitions topicPartitions = TopicPartitions.of(resource, partitions, persistedNow);
         ComponentStatus kafkaStatus = kafka.reconcile(resource, plan, names, topicPartitions);
-        ComponentStatus redisStatus = new RedisProvisioner(applier, events, redisEndpoints).reconcile(resource, plan, names);
+        RedisProvisioner redis = new RedisProvisioner(applier, events, redisEndpoints);
+        ComponentStatus redisStatus = redis.reconcile(resource, plan, names);
         String ns = resource.getMetadata().getNamespace();
         new io.tbmq.operator.provision.UsersProvisioner(applier).reconcile(resource, names, watched.users(ns, names.cluster()),
                 watched.userSecrets(ns, names.cluster()), TbmqUserReconciler.credentialsFileNames(client, resource));
         BrokerProvisioner.Result brokers = new BrokerProvisioner(applier, events).reconcile(resource, plan, names, topicPartitions);
+        boolean brokersRefused = Applier.PodsRefused.REASON.equals(brokers.status().reason());
+        ComponentStatus brokersNow = redis.refusedWithNoneServing() && !brokers.status().ready() && !brokersRefused
+                ? waitingForRedis(brokers.status()) : brokers.status();
         long load = SizingModel.brokerLoad(resource.getSpec());
-        ComponentStatus brokerStatus = plan.brokerCapacity() >= load ? brokers.status()
-                : brokers.status().with(new ComponentStatus.Notice(UNDER_PROVISIONED, "CpuRequestTooSmall", plan.brokers().value()
+        ComponentStatus brokerStatus = plan.brokerCapacity() >= load ? brokersNow
+                : brokersNow.with(new ComponentStatus.Notice(UNDER_PROVISIONED, "CpuRequestTooSmall", plan.brokers().value()
                         + " brokers of " + plan.brokerCpuMillis().value() + "m CPU carry about " + plan.brokerCapacity()
                         + " msg/s at the TBMQ paper's 12,500 msg/s per vCPU, below the " + load
                         + " msg/s asked for: raise spec.broker.resources.requests.cpu or spec.overrides.brokers"));
         brokerStatus = ignoredSettings(resource.getSpec().getBroker().getConfig(),
                 io.tbmq.operator.desired.BrokerModel.redisPasswordSecret(resource, names) != null, brokerStatus);
-        boolean brokersRefused = Applier.PodsRefused.REASON.equals(brokers.status().reason());
         if (brokersRefused) {
             // Not written: the scale step is announced by the pass that writes it.
             if (announcedBrokers > 0) {
                 status.setDesiredBrokers(announcedBrokers);
             }
-            // An external Kafka's topics get their partitions from the brokers, which were not given the new count.
-            if (resource.getSpec().getKafka().getMode() == io.tbmq.operator.api.Mode.EXTERNAL && lastPartitions > 0) {
-                status.getPlan().getPartitions().setValue(Integer.toString(lastPartitions));
+            // An external Kafka's topics get their partitions from the brokers, which were not given the new count (nor any,
+            // on a first pass: then none is recorded, so that a lower count asked later is not refused as a decrease).
+            if (resource.getSpec().getKafka().getMode() == io.tbmq.operator.api.Mode.EXTERNAL) {
+                status.getPlan().setPartitions(lastPartitions > 0
+                        ? new io.tbmq.operator.api.PlanStatus.PlannedValue(Integer.toString(lastPartitions), status.getPlan().getPartitions().getRule())
+                        : new io.tbmq.operator.api.PlanStatus.PlannedValue(null, "none given to the brokers yet: the API server refuses their pods"));
             }
         } else if (announcedBrokers > 0 && announcedBrokers != plan.brokers().value()) {
             events.normal(resource, "ScalingBrokers", "brokers " + announcedBrokers + " -> " + plan.brokers().value() + " ("
@@ -357,6 +376,15 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
                     monitoring.message(), generation, now);
         }
 
+        if (applier.notChecked().isEmpty()) {
+            status.getConditions().removeIf(c -> PODS_UNCHECKED.equals(c.getType()));
+        } else {
+            Conditions.set(status.getConditions(), PODS_UNCHECKED, true, "DryRunFailed", "the API server did not check the pods of "
+                    + applier.notChecked().entrySet().stream().map(e -> "StatefulSet " + e.getKey() + " (" + e.getValue() + ")")
+                            .collect(Collectors.joining(", "))
+                    + " before they were written or replaced: pods a LimitRange or PodSecurity level refuses show only as pods"
+                    + " their controller cannot make; asked again every pass", generation, now);
+        }
         Set<String> noticed = new java.util.HashSet<>();
         for (ComponentStatus c : List.of(kafkaStatus, redisStatus, brokerStatus)) {
             Conditions.set(status.getConditions(), c.condition(), c.ready(), c.reason(), c.message(), generation, now);
@@ -372,15 +400,16 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
         status.setReadyBrokers(brokers.ready());
         status.setEndpoints(brokers.endpoints());
 
-        List<ComponentStatus> waiting = List.of(kafkaStatus, redisStatus, brokers.status()).stream().filter(c -> !c.ready()).toList();
+        List<ComponentStatus> waiting = List.of(kafkaStatus, redisStatus, brokersNow).stream().filter(c -> !c.ready()).toList();
         ComponentStatus waitingFor = waiting.isEmpty() ? null : waiting.get(0);
         boolean ready = waitingFor == null;
         // Only worth a check while something is not ready: a working cluster proves its addresses.
         List<FieldError> unreachable = ready ? List.of() : reachability.apply(resource.getSpec());
         boolean blocked = waitingFor != null && "StrimziNotInstalled".equals(waitingFor.reason());
         List<ComponentStatus> refused = waiting.stream().filter(c -> Applier.PodsRefused.REASON.equals(c.reason())).toList();
+        List<ComponentStatus> stopped = waiting.stream().filter(c -> refused.contains(c) || WAITING_FOR_REDIS.equals(c.reason())).toList();
         // Nothing moves until the spec (or the namespace's policy) changes: not progressing, and looked at less often.
-        boolean onlyRefused = !refused.isEmpty() && refused.size() == waiting.size();
+        boolean onlyRefused = !refused.isEmpty() && stopped.size() == waiting.size();
         if (!unreachable.isEmpty()) {
             Conditions.set(status.getConditions(), Conditions.DEGRADED, true, "Unreachable",
                     unreachable.stream().map(FieldError::toString).collect(Collectors.joining("; ")), generation, now);
@@ -397,7 +426,7 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
                     generation, now);
         } else {
             // What is moving, not what waits for an edit (Degraded says that).
-            ComponentStatus moving = waiting.stream().filter(c -> !refused.contains(c)).findFirst().orElse(null);
+            ComponentStatus moving = waiting.stream().filter(c -> !stopped.contains(c)).findFirst().orElse(null);
             Conditions.set(status.getConditions(), Conditions.PROGRESSING, !ready, ready ? "Reconciled" : moving.reason(),
                     ready ? "every component matches the spec" : moving.message(), generation, now);
         }

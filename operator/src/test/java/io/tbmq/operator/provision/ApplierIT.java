@@ -101,6 +101,32 @@ class ApplierIT {
         assertThat(dryRuns()).isEqualTo(1);
     }
 
+    @Test
+    void podsTheApiServerCannotCheckAreWrittenMarkedUncheckedAndReported() throws Exception {
+        // A webhook on pods that cannot take a dry run: not a refusal of the pods, so the write goes on.
+        server.expect().post().withPath("/api/v1/namespaces/edge/pods?dryRun=All").andReturn(400, new StatusBuilder().withCode(400)
+                .withReason("BadRequest").withMessage("admission webhook \"pods.policy.example.com\" does not support dry run").build())
+                .always();
+        server.expect().patch().withPath("/apis/apps/v1/namespaces/edge/statefulsets/dev-redis?fieldManager=tbmq-operator&force=true")
+                .andReturn(200, statefulSet(3, "300Mi", "8Gi")).always();
+        StatefulSet desired = statefulSet(3, "300Mi", "8Gi");
+        desired.getMetadata().setNamespace("edge");
+        applier.apply(desired);
+
+        assertThat(applier.notChecked()).containsOnlyKeys("dev-redis");
+        assertThat(applier.notChecked().get("dev-redis")).contains("HTTP 400", "does not support dry run");
+        List<String> applied = new ArrayList<>();
+        for (var request = server.takeRequest(100, java.util.concurrent.TimeUnit.MILLISECONDS); request != null;
+                request = server.takeRequest(100, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+            if ("PATCH".equals(request.getMethod())) {
+                applied.add(request.getUtf8Body());
+            }
+        }
+        // So that the next pass asks again, and reports it again for as long as it cannot be answered.
+        assertThat(applied).singleElement().satisfies(body -> assertThat(body)
+                .contains("\"" + Applier.POD_TEMPLATE_DIGEST + "\":\"" + Applier.UNCHECKED + "\""));
+    }
+
     private int dryRuns() throws InterruptedException {
         int count = 0;
         for (var request = server.takeRequest(100, java.util.concurrent.TimeUnit.MILLISECONDS); request != null;

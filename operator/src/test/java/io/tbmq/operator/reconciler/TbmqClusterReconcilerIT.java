@@ -370,6 +370,164 @@ class TbmqClusterReconcilerIT {
         assertThat(version(event("BrokerSettingsApplied"))).isLessThan(live);
     }
 
+    /** Refuses the pods of the StatefulSets whose names end so, as a LimitRange would. */
+    private static io.tbmq.operator.provision.Applier.PodCheck refusing(String suffix) {
+        return sts -> {
+            if (sts.getMetadata().getName().endsWith(suffix)) {
+                throw new io.tbmq.operator.provision.Applier.PodsRefused(sts.getMetadata().getName(),
+                        "memory max limit to request ratio per Container is 1500m, but provided ratio is 2.000000");
+            }
+            return java.util.Optional.empty();
+        };
+    }
+
+    private TbmqCluster externalKafkaWithManagedRedis() {
+        TbmqCluster c = Samples.load("tbmq-external.yaml", NS);
+        c.getMetadata().setUid(null);
+        c.getMetadata().setGeneration(null);
+        c.getSpec().getRedis().setMode(io.tbmq.operator.api.Mode.MANAGED);
+        c.getSpec().getRedis().setNodes(null);
+        c.getSpec().getRedis().setPasswordSecret(null);
+        TbmqCluster created = client.resource(c).inNamespace(NS).create();
+        created.getMetadata().setGeneration(1L);
+        return created;
+    }
+
+    private static long delaySeconds(io.javaoperatorsdk.operator.api.reconciler.UpdateControl<TbmqCluster> control) {
+        return control.getScheduleDelay().orElseThrow() / 1000;
+    }
+
+    @Test
+    void aNewClusterWhoseRedisPodsAreRefusedHasItsBrokersWaitOnThatAndIsLookedAtAgainLessOften() {
+        reconciler.podCheck = refusing("-redis");
+        TbmqCluster c = externalKafkaWithManagedRedis();
+        var control = reconciler.reconcile(c, client);
+
+        assertThat(client.apps().statefulSets().inNamespace(NS).withName("external-redis").get()).isNull();
+        assertThat(client.services().inNamespace(NS).withName("external-redis").get()).as("nothing of Redis is written").isNull();
+        assertThat(condition(c, "RedisReady")).satisfies(r -> {
+            assertThat(r.getReason()).isEqualTo("PodsRefused");
+            assertThat(r.getMessage()).contains("StatefulSet external-redis", "max limit to request ratio");
+        });
+        assertThat(client.apps().statefulSets().inNamespace(NS).withName("external-broker").get())
+                .as("the brokers get their spec, and are ready as soon as Redis is").isNotNull();
+        assertThat(condition(c, "BrokersReady")).satisfies(b -> {
+            assertThat(b.getStatus()).isEqualTo("False");
+            assertThat(b.getReason()).isEqualTo(TbmqClusterReconciler.WAITING_FOR_REDIS);
+        });
+        assertThat(condition(c, Conditions.DEGRADED)).satisfies(d -> {
+            assertThat(d.getReason()).isEqualTo("PodsRefused");
+            assertThat(d.getMessage()).contains("external-redis").doesNotContain("external-broker");
+        });
+        assertThat(condition(c, Conditions.PROGRESSING)).satisfies(p -> {
+            assertThat(p.getStatus()).as("nothing moves before an edit or a policy change").isEqualTo("False");
+            assertThat(p.getReason()).isEqualTo("PodsRefused");
+        });
+        assertThat(delaySeconds(control)).isEqualTo(TbmqClusterReconciler.WHILE_REFUSED.toSeconds());
+
+        // The policy relaxed: Redis is written, and the brokers wait on their own pods again.
+        reconciler.podCheck = sts -> java.util.Optional.empty();
+        control = reconciler.reconcile(c, client);
+        assertThat(client.apps().statefulSets().inNamespace(NS).withName("external-redis").get()).isNotNull();
+        assertThat(condition(c, "RedisReady").getReason()).isNotEqualTo("PodsRefused");
+        assertThat(condition(c, "BrokersReady").getReason()).isNotEqualTo(TbmqClusterReconciler.WAITING_FOR_REDIS);
+        assertThat(condition(c, Conditions.PROGRESSING).getStatus()).isEqualTo("True");
+        assertThat(condition(c, Conditions.DEGRADED).getStatus()).isEqualTo("False");
+        assertThat(delaySeconds(control)).isLessThan(TbmqClusterReconciler.WHILE_REFUSED.toSeconds());
+    }
+
+    @Test
+    void brokersRefusedOnAScaleEditKeepTheirStepTheirSettingsAndTheirPartitions() {
+        TbmqCluster c = create("tbmq-external.yaml");
+        reconciler.podCheck = sts -> java.util.Optional.empty();
+        reconciler.reconcile(c, client);
+        int brokers = c.getStatus().getDesiredBrokers();
+        String partitions = c.getStatus().getPlan().getPartitions().getValue();
+        String settings = client.configMaps().inNamespace(NS).withName("external-broker-config").get().getData().toString();
+
+        reconciler.podCheck = refusing("-broker");
+        c.getMetadata().setGeneration(2L);
+        c.getSpec().setTargetThroughput(800_000);
+        var control = reconciler.reconcile(c, client);
+
+        assertThat(c.getStatus().getPlan().getBrokers().getValue()).as("the plan").isNotEqualTo(Integer.toString(brokers));
+        assertThat(c.getStatus().getDesiredBrokers()).as("the step not written").isEqualTo(brokers);
+        assertThat(c.getStatus().getPlan().getPartitions().getValue()).as("what the brokers were given").isEqualTo(partitions);
+        assertThat(client.apps().statefulSets().inNamespace(NS).withName("external-broker").get().getSpec().getReplicas())
+                .isEqualTo(brokers);
+        assertThat(client.configMaps().inNamespace(NS).withName("external-broker-config").get().getData().toString()).isEqualTo(settings);
+        assertThat(client.v1().events().inNamespace(NS).list().getItems()).noneSatisfy(e -> assertThat(e.getReason())
+                .isIn("ScalingBrokers", "RollingBrokers", "BrokerSettingsApplied"));
+        assertThat(condition(c, "BrokersReady").getReason()).isEqualTo("PodsRefused");
+        assertThat(condition(c, Conditions.DEGRADED).getMessage()).contains("StatefulSet external-broker");
+        assertThat(condition(c, Conditions.PROGRESSING).getReason()).isEqualTo("PodsRefused");
+        assertThat(condition(c, Conditions.READY).getStatus()).isEqualTo("False");
+        assertThat(delaySeconds(control)).isEqualTo(TbmqClusterReconciler.WHILE_REFUSED.toSeconds());
+
+        reconciler.podCheck = sts -> java.util.Optional.empty();
+        reconciler.reconcile(c, client);
+        assertThat(c.getStatus().getDesiredBrokers()).isGreaterThan(brokers);
+        assertThat(client.v1().events().inNamespace(NS).list().getItems())
+                .anySatisfy(e -> assertThat(e.getReason()).isEqualTo("ScalingBrokers"));
+    }
+
+    @Test
+    void anExternalKafkasBrokersRefusedOnTheirFirstPassRecordNoPartitionsSoALowerCountLaterIsNoDecrease() {
+        reconciler.podCheck = refusing("-broker");
+        TbmqCluster c = create("tbmq-external.yaml");
+        reconciler.reconcile(c, client);
+        int planned = SizingModelPartitions.of(c);
+        assertThat(c.getStatus().getPlan().getPartitions().getValue()).as("none given to the brokers").isNull();
+
+        reconciler.podCheck = sts -> java.util.Optional.empty();
+        c.getMetadata().setGeneration(2L);
+        if (c.getSpec().getOverrides() == null) {
+            c.getSpec().setOverrides(new io.tbmq.operator.api.Overrides());
+        }
+        c.getSpec().getOverrides().setPartitions(planned - 1);
+        reconciler.reconcile(c, client);
+        assertThat(condition(c, TbmqClusterReconciler.PARTITIONS_KEPT)).isNull();
+        assertThat(c.getStatus().getPlan().getPartitions().getValue()).isEqualTo(Integer.toString(planned - 1));
+        assertThat(liveSettings("external")).contains("tbmq.kafka.msg-all-partitions=" + (planned - 1));
+    }
+
+    /** The partitions the plan gives a spec. */
+    private static final class SizingModelPartitions {
+        static int of(TbmqCluster c) {
+            return io.tbmq.operator.sizing.SizingModel.plan(c.getSpec()).partitions().value();
+        }
+    }
+
+    @Test
+    void podsTheApiServerCannotCheckAreReportedUntilItCanAndAskedAboutEveryPassUntilThen() {
+        java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicReference<String> answer = new java.util.concurrent.atomic.AtomicReference<>(
+                "HTTP 400: admission webhook \"pods.policy.example.com\" does not support dry run");
+        reconciler.podCheck = sts -> {
+            asked.incrementAndGet();
+            return java.util.Optional.ofNullable(answer.get());
+        };
+        TbmqCluster c = create("tbmq-external.yaml");
+        reconciler.reconcile(c, client);
+        assertThat(condition(c, TbmqClusterReconciler.PODS_UNCHECKED)).satisfies(u -> {
+            assertThat(u.getStatus()).isEqualTo("True");
+            assertThat(u.getMessage()).contains("StatefulSet external-broker", "does not support dry run");
+        });
+        assertThat(client.apps().statefulSets().inNamespace(NS).withName("external-broker").get()).as("written all the same")
+                .isNotNull();
+        int first = asked.get();
+        reconciler.reconcile(c, client);
+        assertThat(asked.get()).as("asked again").isGreaterThan(first);
+        assertThat(condition(c, TbmqClusterReconciler.PODS_UNCHECKED)).isNotNull();
+
+        answer.set(null);
+        reconciler.reconcile(c, client);
+        assertThat(condition(c, TbmqClusterReconciler.PODS_UNCHECKED)).isNull();
+        int answered = asked.get();
+        reconciler.reconcile(c, client);
+        assertThat(asked.get()).as("checked once: the template is unchanged since").isEqualTo(answered);
+    }
+
     private io.fabric8.kubernetes.api.model.Event event(String reason) {
         return client.v1().events().inNamespace(NS).list().getItems().stream().filter(e -> reason.equals(e.getReason()))
                 .findFirst().orElseThrow(() -> new AssertionError("no " + reason + " Event"));
