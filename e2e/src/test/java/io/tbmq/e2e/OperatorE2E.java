@@ -544,7 +544,8 @@ class OperatorE2E {
      * A LimitRange added later that the running Redis pods break (their memory limit is twice their request) stops
      * nothing while their template stays as it is, after an operator restart too (the StatefulSet carries its
      * template's digest), a volume expansion included, which deletes the StatefulSet around its pods and writes it
-     * again; a change of that template is refused quoting the LimitRange's rule, and applied with no edit once it is gone.
+     * again; a change of that template is refused quoting the LimitRange's rule, the running cluster still looked after
+     * meanwhile, and the change applied with no edit once the LimitRange is gone.
      */
     private static void aPolicyAddedLaterStopsOnlyAChangeItRefuses() {
         var limits = new io.fabric8.kubernetes.api.model.LimitRangeBuilder().withNewMetadata().withName("memory-ratio")
@@ -578,6 +579,11 @@ class OperatorE2E {
             assertThat(condition(get(), "Degraded").getMessage()).contains("memory max limit to request ratio per Container");
             assertThat(sts(NAME + "-redis").getSpec().getTemplate().getSpec().getContainers().get(0).getResources().getRequests()
                     .get("cpu").toString()).isEqualTo("150m");
+            // The running cluster is still looked after: a node whose append-only file was turned off gets it back.
+            redisCommand(1, r -> r.configSet("appendonly", "no"));
+            await("the append-only file of redis-1 turned on again while the change is refused",
+                    () -> "yes".equals(redisCommand(1, r -> r.configGet("appendonly")).get("appendonly")), Duration.ofSeconds(90));
+            assertThat(condition(get(), "RedisReady").getReason()).isEqualTo("PodsRefused");
         } finally {
             client.resource(limits).delete();
         }

@@ -177,8 +177,21 @@ public final class Applier {
         }
         String replacement = key(statefulSet) + "@" + podTemplateDigest(statefulSet) + "@replacement";
         if (!passed.containsKey(replacement)) {
-            ask(statefulSet);
+            if (!ask(statefulSet)) {
+                markUnchecked(statefulSet);
+            }
             passed.put(replacement, Integer.MAX_VALUE);
+        }
+    }
+
+    /** So that the next passes ask again, and report it, until the API server answers (metadata only: no pod rolls). */
+    private void markUnchecked(StatefulSet statefulSet) {
+        try {
+            client.apps().statefulSets().inNamespace(statefulSet.getMetadata().getNamespace()).withName(statefulSet.getMetadata().getName())
+                    .patch(PatchContext.of(PatchType.JSON_MERGE),
+                            "{\"metadata\":{\"annotations\":{\"" + POD_TEMPLATE_DIGEST + "\":\"" + UNCHECKED + "\"}}}");
+        } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+            LOG.debugf("StatefulSet %s not marked unchecked (%d): %s", key(statefulSet), e.getCode(), e.getMessage());
         }
     }
 
@@ -243,6 +256,9 @@ public final class Applier {
             if (refusesThePod(e.getCode(), message, name)) {
                 throw new PodsRefused(statefulSet.getMetadata().getName(), message);
             }
+            if (passedThePodChecks(e.getCode(), message, name)) {
+                return java.util.Optional.empty();
+            }
             LOG.debugf("the pods of StatefulSet %s not checked (%d): %s", key(statefulSet), e.getCode(), message);
             return java.util.Optional.of("HTTP " + e.getCode() + ": " + message);
         }
@@ -274,6 +290,15 @@ public final class Applier {
         String why = message.substring(forbidden.length());
         why = why.startsWith("[") ? why.substring(1) : why;
         return why.startsWith("violates PodSecurity") || LIMIT_RANGE.matcher(why).lookingAt();
+    }
+
+    /**
+     * Whether the answer comes from a check the API server makes after those of the pod itself: a ResourceQuota, which
+     * admission asks last, and which counts the test pod on top of those a rolling replacement swaps one for one. A
+     * namespace whose quota fits its pods exactly would otherwise never have them checked.
+     */
+    static boolean passedThePodChecks(int code, String message, String pod) {
+        return code == 403 && message != null && message.startsWith("pods \"" + pod + "\" is forbidden: exceeded quota: ");
     }
 
     /** The LimitRanger admission plugin's refusals. */

@@ -91,7 +91,9 @@ public final class RedisProvisioner {
             // Only this component waits for a fixed spec: the users and brokers after it still get theirs.
             StatefulSet running = applier.current(RedisModel.statefulSet(owner, names, plan.redisMasters().value()));
             int ready = Math.min(BrokerProvisioner.readyReplicas(running), plan.redisMasters().value());
-            refusedWithNoneServing = ready == 0;
+            // The pods, not the StatefulSet's status: one just adopted, or not seen by the informer yet, has none.
+            refusedWithNoneServing = applier.watched().pods(names.namespace(), Labels.selector(owner.getMetadata().getName(),
+                    RedisModel.COMPONENT)).stream().noneMatch(RedisProvisioner::isReady);
             status = refused(e, ready, plan.redisMasters().value());
             if (!e.notices().isEmpty()) {
                 storageNotices = e.notices();
@@ -145,6 +147,13 @@ public final class RedisProvisioner {
                 // them again, as many as run, so that it makes none.
                 applier.adopt(RedisModel.statefulSet(owner, names, orphans, volumes));
             }
+            if (before == null || current != masters) {
+                throw e;
+            }
+            // Another template for as many masters as run: the running cluster is still looked after as its StatefulSet
+            // has it (pods back on new addresses met, slots kept balanced, each pod replaced checked), and the refusal
+            // reported once that is done.
+            lookAfter(owner, plan, names, rotation, passwords, before, replicas, false);
             throw e;
         }
         applier.apply(RedisModel.config(owner, names));
@@ -156,7 +165,17 @@ public final class RedisProvisioner {
             events.normal(owner, "ScalingRedis", "Redis pods " + current + " -> " + replicas + " (" + plan.redisMasters().rule() + ")");
         }
         StatefulSet applied = applier.apply(desired);
+        return lookAfter(owner, plan, names, rotation, passwords, applied, replicas, true);
+    }
 
+    /**
+     * Looks after the running cluster of {@code applied}'s pods: meets pods back on new addresses, replaces broken
+     * ones, moves slots, reads memory, replaces outdated pods one at a time and scales down. {@code specApplied} false:
+     * this spec's pods are refused, so none of its settings (the fsync policy) is given to the running nodes either.
+     */
+    private ComponentStatus lookAfter(TbmqCluster owner, Plan plan, Names names, RedisPasswordRotation rotation,
+            RedisPasswordRotation.Passwords passwords, StatefulSet applied, int replicas, boolean specApplied) {
+        int masters = plan.redisMasters().value();
         List<Pod> pods = readyPods(owner, names, replicas);
         if (pods.size() < replicas) {
             List<Pod> all = applier.watched().pods(names.namespace(), Labels.selector(owner.getMetadata().getName(), RedisModel.COMPONENT));
@@ -203,7 +222,7 @@ public final class RedisProvisioner {
             }
             // Before the slots: a rebalance of many minutes must not hold back what a crash may take.
             Fsync fsync = RedisModel.fsync(owner);
-            for (RedisNode node : nodes) {
+            for (RedisNode node : specApplied ? nodes : List.<RedisNode>of()) {
                 if (admin.ensureFsync(node, fsync.redisValue())) {
                     events.normal(owner, "RedisFsync", "redis-" + node.ordinal() + ": append-only file written to disk "
                             + (fsync == Fsync.ALWAYS ? "before every reply" : "once a second") + " (appendfsync "

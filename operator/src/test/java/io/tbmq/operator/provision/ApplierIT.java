@@ -127,6 +127,43 @@ class ApplierIT {
                 .contains("\"" + Applier.POD_TEMPLATE_DIGEST + "\":\"" + Applier.UNCHECKED + "\""));
     }
 
+    @Test
+    void aReplacementTheApiServerCannotCheckMarksTheStatefulSetSoTheNextPassesAskAgain() throws Exception {
+        server.expect().post().withPath("/api/v1/namespaces/edge/pods?dryRun=All").andReturn(400, new StatusBuilder().withCode(400)
+                .withReason("BadRequest").withMessage("Internal error occurred: failed calling webhook \"pods.policy.example.com\"")
+                .build()).always();
+        server.expect().patch().withPath("/apis/apps/v1/namespaces/edge/statefulsets/dev-redis").andReturn(200,
+                statefulSet(3, "300Mi", "8Gi")).always();
+        current = written(statefulSet(3, "300Mi", "8Gi"));
+        current.getMetadata().setNamespace("edge");
+        server.expect().get().withPath("/apis/apps/v1/namespaces/edge/statefulsets/dev-redis").andReturn(200, current).always();
+        applier.checkReplacement(current);
+
+        assertThat(applier.notChecked().get("dev-redis")).contains("HTTP 400", "failed calling webhook");
+        List<String> patched = new ArrayList<>();
+        for (var request = server.takeRequest(100, java.util.concurrent.TimeUnit.MILLISECONDS); request != null;
+                request = server.takeRequest(100, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+            if ("PATCH".equals(request.getMethod())) {
+                patched.add(request.getUtf8Body());
+            }
+        }
+        assertThat(patched).singleElement().isEqualTo("{\"metadata\":{\"annotations\":{\"" + Applier.POD_TEMPLATE_DIGEST + "\":\""
+                + Applier.UNCHECKED + "\"}}}");
+    }
+
+    @Test
+    void aQuotaTheTestPodExceedsIsNoReasonToReportOrAskAgain() throws Exception {
+        server.expect().post().withPath("/api/v1/namespaces/full/pods?dryRun=All").andReturn(403, new StatusBuilder().withCode(403)
+                .withReason("Forbidden").withMessage("pods \"dev-redis-check\" is forbidden: exceeded quota: compute, requested: "
+                        + "limits.memory=600Mi, used: limits.memory=1800Mi, limited: limits.memory=2Gi").build()).always();
+        current = written(statefulSet(3, "300Mi", "8Gi"));
+        current.getMetadata().setNamespace("full");
+        StatefulSet changed = statefulSet(3, "400Mi", "8Gi");
+        changed.getMetadata().setNamespace("full");
+        applier.checkPods(changed);
+        assertThat(applier.notChecked()).isEmpty();
+    }
+
     private int dryRuns() throws InterruptedException {
         int count = 0;
         for (var request = server.takeRequest(100, java.util.concurrent.TimeUnit.MILLISECONDS); request != null;

@@ -49,4 +49,18 @@ class ApplierTest {
                 + "is 4, minimum memory usage per Container is 64Mi, but request is 32Mi]", pod)).isTrue();
         assertThat(Applier.refusesThePod(500, null, pod)).isFalse();
     }
+
+    @Test
+    void aQuotaTheTestPodExceedsHasLetItPassTheChecksOfThePodItselfAndNothingElseHas() {
+        String pod = "dev-redis-check";
+        // Admission asks ResourceQuota last: LimitRanges and PodSecurity found nothing to refuse.
+        assertThat(Applier.passedThePodChecks(403, "pods \"dev-redis-check\" is forbidden: exceeded quota: compute, requested: "
+                + "limits.memory=600Mi, used: limits.memory=1800Mi, limited: limits.memory=2Gi", pod)).isTrue();
+        assertThat(Applier.passedThePodChecks(400, "admission webhook \"pods.policy.example.com\" does not support dry run", pod))
+                .isFalse();
+        assertThat(Applier.passedThePodChecks(403, "pods is forbidden: User \"system:serviceaccount:ops:tbmq-operator\" cannot "
+                + "create resource \"pods\" in API group \"\" in the namespace \"iot\"", pod)).as("a role without create pods").isFalse();
+        assertThat(Applier.passedThePodChecks(403, "admission webhook \"quota.example.com\" denied the request: exceeded quota: x",
+                pod)).isFalse();
+    }
 }

@@ -437,6 +437,38 @@ class TbmqClusterReconcilerIT {
     }
 
     @Test
+    void brokersOfARedisWhosePodsServeWaitOnTheirOwnWhenARedisScaleUpIsRefused() {
+        reconciler.podCheck = sts -> java.util.Optional.empty();
+        TbmqCluster c = externalKafkaWithManagedRedis();
+        reconciler.reconcile(c, client);
+        StatefulSet redis = client.apps().statefulSets().inNamespace(NS).withName("external-redis").get();
+        // Its pods run and are ready; the StatefulSet's status says nothing yet (no controller here).
+        for (int i = 0; i < redis.getSpec().getReplicas(); i++) {
+            client.resource(new io.fabric8.kubernetes.api.model.PodBuilder().withNewMetadata().withName("external-redis-" + i)
+                    .withNamespace(NS).withLabels(redis.getSpec().getTemplate().getMetadata().getLabels()).endMetadata()
+                    .withNewStatus().withPhase("Running").addNewCondition().withType("Ready").withStatus("True").endCondition()
+                    .endStatus().build()).create();
+        }
+
+        reconciler.podCheck = refusing("-redis");
+        c.getMetadata().setGeneration(2L);
+        if (c.getSpec().getOverrides() == null) {
+            c.getSpec().setOverrides(new io.tbmq.operator.api.Overrides());
+        }
+        c.getSpec().getOverrides().setRedisMasters(redis.getSpec().getReplicas() + 1);
+        reconciler.reconcile(c, client);
+        assertThat(condition(c, "RedisReady").getReason()).isEqualTo("PodsRefused");
+        assertThat(client.apps().statefulSets().inNamespace(NS).withName("external-redis").get().getSpec().getReplicas())
+                .isEqualTo(redis.getSpec().getReplicas());
+        assertThat(condition(c, "BrokersReady").getReason()).as("Redis serves: the brokers' own reason")
+                .isNotEqualTo(TbmqClusterReconciler.WAITING_FOR_REDIS);
+        assertThat(condition(c, Conditions.PROGRESSING)).satisfies(p -> {
+            assertThat(p.getStatus()).isEqualTo("True");
+            assertThat(p.getReason()).isEqualTo(condition(c, "BrokersReady").getReason());
+        });
+    }
+
+    @Test
     void brokersRefusedOnAScaleEditKeepTheirStepTheirSettingsAndTheirPartitions() {
         TbmqCluster c = create("tbmq-external.yaml");
         reconciler.podCheck = sts -> java.util.Optional.empty();
@@ -478,6 +510,7 @@ class TbmqClusterReconcilerIT {
         reconciler.reconcile(c, client);
         int planned = SizingModelPartitions.of(c);
         assertThat(c.getStatus().getPlan().getPartitions().getValue()).as("none given to the brokers").isNull();
+        assertThat(c.getStatus().getDesiredBrokers()).as("nor any step").isZero();
 
         reconciler.podCheck = sts -> java.util.Optional.empty();
         c.getMetadata().setGeneration(2L);
