@@ -43,7 +43,8 @@ public final class Applier {
      */
     @FunctionalInterface
     public interface PodCheck {
-        java.util.Optional<String> check(StatefulSet statefulSet);
+        /** @param addsPods whether the write makes pods that replace none (a new StatefulSet, a scale-up) */
+        java.util.Optional<String> check(StatefulSet statefulSet, boolean addsPods);
     }
 
     public Applier(KubernetesClient client, boolean serverSideApply) {
@@ -67,7 +68,7 @@ public final class Applier {
 
     /**
      * The StatefulSets whose pods this pass wrote, or was about to replace, without the API server's check, and
-     * why (a webhook that cannot take a dry run, a ResourceQuota the extra pod would exceed, a role without
+     * why (a webhook that cannot take a dry run, a ResourceQuota that new pods would exceed, a role without
      * {@code create pods}). They are written {@link #UNCHECKED}, so every pass asks again.
      */
     public java.util.Map<String, String> notChecked() {
@@ -152,7 +153,7 @@ public final class Applier {
             passed.merge(pass, replicas(current), Math::max);
             return true;
         }
-        boolean answered = ask(statefulSet);
+        boolean answered = ask(statefulSet, replicas(statefulSet) > replicas(current));
         passed.put(pass, Integer.MAX_VALUE);
         if (!answered) {
             unanswered.add(pass);
@@ -160,8 +161,8 @@ public final class Applier {
         return answered;
     }
 
-    private boolean ask(StatefulSet statefulSet) {
-        java.util.Optional<String> why = podCheck.check(statefulSet);
+    private boolean ask(StatefulSet statefulSet, boolean addsPods) {
+        java.util.Optional<String> why = podCheck.check(statefulSet, addsPods);
         why.ifPresent(w -> notChecked.put(statefulSet.getMetadata().getName(), w));
         return why.isEmpty();
     }
@@ -177,7 +178,7 @@ public final class Applier {
         }
         String replacement = key(statefulSet) + "@" + podTemplateDigest(statefulSet) + "@replacement";
         if (!passed.containsKey(replacement)) {
-            if (!ask(statefulSet)) {
+            if (!ask(statefulSet, false)) {
                 markUnchecked(statefulSet);
             }
             passed.put(replacement, Integer.MAX_VALUE);
@@ -234,7 +235,7 @@ public final class Applier {
                 : statefulSet.getSpec().getVolumeClaimTemplates().stream().map(c -> c.getMetadata().getName()).toList();
     }
 
-    private java.util.Optional<String> dryRun(StatefulSet statefulSet) {
+    private java.util.Optional<String> dryRun(StatefulSet statefulSet, boolean addsPods) {
         var template = statefulSet.getSpec().getTemplate();
         var spec = CLONES.clone(template.getSpec());
         // The claim templates' volumes: the pod only needs its mounts to name volumes it has.
@@ -256,7 +257,7 @@ public final class Applier {
             if (refusesThePod(e.getCode(), message, name)) {
                 throw new PodsRefused(statefulSet.getMetadata().getName(), message);
             }
-            if (passedThePodChecks(e.getCode(), message, name)) {
+            if (!addsPods && passedThePodChecks(e.getCode(), message, name)) {
                 return java.util.Optional.empty();
             }
             LOG.debugf("the pods of StatefulSet %s not checked (%d): %s", key(statefulSet), e.getCode(), message);
@@ -295,7 +296,8 @@ public final class Applier {
     /**
      * Whether the answer comes from a check the API server makes after those of the pod itself: a ResourceQuota, which
      * admission asks last, and which counts the test pod on top of those a rolling replacement swaps one for one. A
-     * namespace whose quota fits its pods exactly would otherwise never have them checked.
+     * namespace whose quota fits its pods exactly would otherwise never have them checked. Not for pods that replace
+     * none (a new StatefulSet, a scale-up): the quota would refuse those too, so it is reported.
      */
     static boolean passedThePodChecks(int code, String message, String pod) {
         return code == 403 && message != null && message.startsWith("pods \"" + pod + "\" is forbidden: exceeded quota: ");

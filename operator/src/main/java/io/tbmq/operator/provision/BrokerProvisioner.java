@@ -45,9 +45,12 @@ public final class BrokerProvisioner {
             // Before the settings: running brokers read the live ones, and a broker restarted reads both.
             applier.checkPods(desired);
         } catch (Applier.PodsRefused e) {
-            int ready = readyReplicas(applier.current(desired));
-            return new Result(new ComponentStatus(CONDITION, false, Applier.PodsRefused.REASON, e.getMessage(), ready + "/" + replicas),
-                    ready, replicas, endpoints(applier.current(BrokerModel.clientService(owner, names)), names));
+            StatefulSet running = applier.current(desired);
+            int ready = readyReplicas(running);
+            // Desired: what the running StatefulSet asks for (none before the first write), not the plan it was refused.
+            int written = running == null || running.getSpec().getReplicas() == null ? 0 : running.getSpec().getReplicas();
+            return new Result(new ComponentStatus(CONDITION, false, Applier.PodsRefused.REASON, e.getMessage(), ready + "/" + written),
+                    ready, written, endpoints(applier.current(BrokerModel.clientService(owner, names)), names));
         }
         // Each Event is recorded before the write it announces: an operator stopped between the two
         // writes it again on its next start (it still sees the change), never loses it.

@@ -134,12 +134,13 @@ public final class RedisProvisioner {
         int orphans = before == null ? orphanedPods(owner, names) : 0;
         int current = before == null || before.getSpec().getReplicas() == null ? orphans : before.getSpec().getReplicas();
         int replicas = Math.max(masters, current);
-        RedisStorage.Decision storage = new RedisStorage(applier, events).decide(owner, names, before, orphans, replicas);
-        volumes = storage.volumes();
-        storageNotices = storage.notices();
-        StatefulSet desired = RedisModel.statefulSet(owner, names, replicas, volumes);
+        StatefulSet desired;
         // Before anything else of this spec is written: refused, the pods keep their configuration too.
         try {
+            RedisStorage.Decision storage = new RedisStorage(applier, events).decide(owner, names, before, orphans, replicas);
+            volumes = storage.volumes();
+            storageNotices = storage.notices();
+            desired = RedisModel.statefulSet(owner, names, replicas, volumes);
             applier.checkPods(desired);
         } catch (Applier.PodsRefused e) {
             if (before == null && orphans > 0) {
@@ -153,7 +154,9 @@ public final class RedisProvisioner {
             // Another template for as many masters as run: the running cluster is still looked after as its StatefulSet
             // has it (pods back on new addresses met, slots kept balanced, each pod replaced checked), and the refusal
             // reported once that is done.
-            lookAfter(owner, plan, names, rotation, passwords, before, replicas, false);
+            ComponentStatus running = lookAfter(owner, plan, names, rotation, passwords, before, replicas, false);
+            LOG.infof("%s/%s: Redis looked after as it runs while the pods of its spec are refused: %s", names.namespace(),
+                    names.cluster(), running.message());
             throw e;
         }
         applier.apply(RedisModel.config(owner, names));
@@ -287,7 +290,10 @@ public final class RedisProvisioner {
                 }
             }
             try {
-                passwordProgress = rotation.advance(owner, names, admin, nodes, passwords, outdatedPods(applied, pods));
+                // Refused, the pods keep a template (and a redis.conf) that may predate the probe user: the change stops
+                // before Redis refuses the old password, as it does while pods wait to be replaced.
+                passwordProgress = rotation.advance(owner, names, admin, nodes, passwords, specApplied ? outdatedPods(applied, pods)
+                        : pods.stream().map(p -> p.getMetadata().getName()).toList());
             } catch (RuntimeException e) {
                 LOG.warnf("%s/%s: Redis password change: %s", names.namespace(), names.cluster(), e.getMessage());
                 passwordProgress = new RedisPasswordRotation.Progress(RedisPasswordRotation.failed(String.valueOf(e.getMessage())),

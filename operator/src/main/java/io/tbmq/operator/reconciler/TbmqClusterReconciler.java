@@ -351,8 +351,8 @@ public class TbmqClusterReconciler implements Reconciler<TbmqCluster>, Cleaner<T
         brokerStatus = ignoredSettings(resource.getSpec().getBroker().getConfig(),
                 io.tbmq.operator.desired.BrokerModel.redisPasswordSecret(resource, names) != null, brokerStatus);
         if (brokersRefused) {
-            // Not written: the scale step is announced by the pass that writes it (none on a first pass).
-            status.setDesiredBrokers(announcedBrokers);
+            // Not written: the scale step is announced by the pass that writes it; meanwhile, what runs asks for.
+            status.setDesiredBrokers(brokers.desired());
             // An external Kafka's topics get their partitions from the brokers, which were not given the new count (nor any,
             // on a first pass: then none is recorded, so that a lower count asked later is not refused as a decrease).
             if (resource.getSpec().getKafka().getMode() == io.tbmq.operator.api.Mode.EXTERNAL) {

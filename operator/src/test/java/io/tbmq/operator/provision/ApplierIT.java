@@ -152,7 +152,7 @@ class ApplierIT {
     }
 
     @Test
-    void aQuotaTheTestPodExceedsIsNoReasonToReportOrAskAgain() throws Exception {
+    void aQuotaTheTestPodExceedsIsNoReasonToReportUnlessTheWriteAddsPods() throws Exception {
         server.expect().post().withPath("/api/v1/namespaces/full/pods?dryRun=All").andReturn(403, new StatusBuilder().withCode(403)
                 .withReason("Forbidden").withMessage("pods \"dev-redis-check\" is forbidden: exceeded quota: compute, requested: "
                         + "limits.memory=600Mi, used: limits.memory=1800Mi, limited: limits.memory=2Gi").build()).always();
@@ -162,6 +162,12 @@ class ApplierIT {
         changed.getMetadata().setNamespace("full");
         applier.checkPods(changed);
         assertThat(applier.notChecked()).isEmpty();
+
+        // More pods: the quota would refuse them too, and nobody else would say so.
+        StatefulSet more = statefulSet(4, "300Mi", "8Gi");
+        more.getMetadata().setNamespace("full");
+        applier.checkPods(more);
+        assertThat(applier.notChecked().get("dev-redis")).contains("HTTP 403", "exceeded quota");
     }
 
     private int dryRuns() throws InterruptedException {

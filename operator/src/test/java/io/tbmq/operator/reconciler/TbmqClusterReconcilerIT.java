@@ -372,7 +372,7 @@ class TbmqClusterReconcilerIT {
 
     /** Refuses the pods of the StatefulSets whose names end so, as a LimitRange would. */
     private static io.tbmq.operator.provision.Applier.PodCheck refusing(String suffix) {
-        return sts -> {
+        return (sts, addsPods) -> {
             if (sts.getMetadata().getName().endsWith(suffix)) {
                 throw new io.tbmq.operator.provision.Applier.PodsRefused(sts.getMetadata().getName(),
                         "memory max limit to request ratio per Container is 1500m, but provided ratio is 2.000000");
@@ -426,7 +426,7 @@ class TbmqClusterReconcilerIT {
         assertThat(delaySeconds(control)).isEqualTo(TbmqClusterReconciler.WHILE_REFUSED.toSeconds());
 
         // The policy relaxed: Redis is written, and the brokers wait on their own pods again.
-        reconciler.podCheck = sts -> java.util.Optional.empty();
+        reconciler.podCheck = (sts, addsPods) -> java.util.Optional.empty();
         control = reconciler.reconcile(c, client);
         assertThat(client.apps().statefulSets().inNamespace(NS).withName("external-redis").get()).isNotNull();
         assertThat(condition(c, "RedisReady").getReason()).isNotEqualTo("PodsRefused");
@@ -438,7 +438,7 @@ class TbmqClusterReconcilerIT {
 
     @Test
     void brokersOfARedisWhosePodsServeWaitOnTheirOwnWhenARedisScaleUpIsRefused() {
-        reconciler.podCheck = sts -> java.util.Optional.empty();
+        reconciler.podCheck = (sts, addsPods) -> java.util.Optional.empty();
         TbmqCluster c = externalKafkaWithManagedRedis();
         reconciler.reconcile(c, client);
         StatefulSet redis = client.apps().statefulSets().inNamespace(NS).withName("external-redis").get();
@@ -471,7 +471,7 @@ class TbmqClusterReconcilerIT {
     @Test
     void brokersRefusedOnAScaleEditKeepTheirStepTheirSettingsAndTheirPartitions() {
         TbmqCluster c = create("tbmq-external.yaml");
-        reconciler.podCheck = sts -> java.util.Optional.empty();
+        reconciler.podCheck = (sts, addsPods) -> java.util.Optional.empty();
         reconciler.reconcile(c, client);
         int brokers = c.getStatus().getDesiredBrokers();
         String partitions = c.getStatus().getPlan().getPartitions().getValue();
@@ -484,6 +484,7 @@ class TbmqClusterReconcilerIT {
 
         assertThat(c.getStatus().getPlan().getBrokers().getValue()).as("the plan").isNotEqualTo(Integer.toString(brokers));
         assertThat(c.getStatus().getDesiredBrokers()).as("the step not written").isEqualTo(brokers);
+        assertThat(c.getStatus().getBrokers()).isEqualTo("0/" + brokers);
         assertThat(c.getStatus().getPlan().getPartitions().getValue()).as("what the brokers were given").isEqualTo(partitions);
         assertThat(client.apps().statefulSets().inNamespace(NS).withName("external-broker").get().getSpec().getReplicas())
                 .isEqualTo(brokers);
@@ -496,7 +497,7 @@ class TbmqClusterReconcilerIT {
         assertThat(condition(c, Conditions.READY).getStatus()).isEqualTo("False");
         assertThat(delaySeconds(control)).isEqualTo(TbmqClusterReconciler.WHILE_REFUSED.toSeconds());
 
-        reconciler.podCheck = sts -> java.util.Optional.empty();
+        reconciler.podCheck = (sts, addsPods) -> java.util.Optional.empty();
         reconciler.reconcile(c, client);
         assertThat(c.getStatus().getDesiredBrokers()).isGreaterThan(brokers);
         assertThat(client.v1().events().inNamespace(NS).list().getItems())
@@ -512,7 +513,7 @@ class TbmqClusterReconcilerIT {
         assertThat(c.getStatus().getPlan().getPartitions().getValue()).as("none given to the brokers").isNull();
         assertThat(c.getStatus().getDesiredBrokers()).as("nor any step").isZero();
 
-        reconciler.podCheck = sts -> java.util.Optional.empty();
+        reconciler.podCheck = (sts, addsPods) -> java.util.Optional.empty();
         c.getMetadata().setGeneration(2L);
         if (c.getSpec().getOverrides() == null) {
             c.getSpec().setOverrides(new io.tbmq.operator.api.Overrides());
@@ -536,7 +537,7 @@ class TbmqClusterReconcilerIT {
         java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
         java.util.concurrent.atomic.AtomicReference<String> answer = new java.util.concurrent.atomic.AtomicReference<>(
                 "HTTP 400: admission webhook \"pods.policy.example.com\" does not support dry run");
-        reconciler.podCheck = sts -> {
+        reconciler.podCheck = (sts, addsPods) -> {
             asked.incrementAndGet();
             return java.util.Optional.ofNullable(answer.get());
         };
