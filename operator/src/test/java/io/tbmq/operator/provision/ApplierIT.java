@@ -115,13 +115,7 @@ class ApplierIT {
 
         assertThat(applier.notChecked()).containsOnlyKeys("dev-redis");
         assertThat(applier.notChecked().get("dev-redis")).contains("HTTP 400", "does not support dry run");
-        List<String> applied = new ArrayList<>();
-        for (var request = server.takeRequest(100, java.util.concurrent.TimeUnit.MILLISECONDS); request != null;
-                request = server.takeRequest(100, java.util.concurrent.TimeUnit.MILLISECONDS)) {
-            if ("PATCH".equals(request.getMethod())) {
-                applied.add(request.getUtf8Body());
-            }
-        }
+        List<String> applied = bodies("PATCH");
         // So that the next pass asks again, and reports it again for as long as it cannot be answered.
         assertThat(applied).singleElement().satisfies(body -> assertThat(body)
                 .contains("\"" + Applier.POD_TEMPLATE_DIGEST + "\":\"" + Applier.UNCHECKED + "\""));
@@ -140,13 +134,7 @@ class ApplierIT {
         applier.checkReplacement(current);
 
         assertThat(applier.notChecked().get("dev-redis")).contains("HTTP 400", "failed calling webhook");
-        List<String> patched = new ArrayList<>();
-        for (var request = server.takeRequest(100, java.util.concurrent.TimeUnit.MILLISECONDS); request != null;
-                request = server.takeRequest(100, java.util.concurrent.TimeUnit.MILLISECONDS)) {
-            if ("PATCH".equals(request.getMethod())) {
-                patched.add(request.getUtf8Body());
-            }
-        }
+        List<String> patched = bodies("PATCH");
         assertThat(patched).singleElement().isEqualTo("{\"metadata\":{\"annotations\":{\"" + Applier.POD_TEMPLATE_DIGEST + "\":\""
                 + Applier.UNCHECKED + "\"}}}");
     }
@@ -168,6 +156,18 @@ class ApplierIT {
         more.getMetadata().setNamespace("full");
         applier.checkPods(more);
         assertThat(applier.notChecked().get("dev-redis")).contains("HTTP 403", "exceeded quota");
+    }
+
+    /** The bodies of the requests made so far with {@code method}. */
+    private List<String> bodies(String method) throws InterruptedException {
+        List<String> bodies = new ArrayList<>();
+        for (var request = server.takeRequest(100, java.util.concurrent.TimeUnit.MILLISECONDS); request != null;
+                request = server.takeRequest(100, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+            if (method.equals(request.getMethod())) {
+                bodies.add(request.getUtf8Body());
+            }
+        }
+        return bodies;
     }
 
     private int dryRuns() throws InterruptedException {
