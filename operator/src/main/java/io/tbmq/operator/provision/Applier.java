@@ -153,7 +153,7 @@ public final class Applier {
             passed.merge(pass, replicas(current), Math::max);
             return true;
         }
-        boolean answered = ask(statefulSet, replicas(statefulSet) > replicas(current));
+        boolean answered = ask(statefulSet, replicas(statefulSet) > podsMade(current));
         passed.put(pass, Integer.MAX_VALUE);
         if (!answered) {
             unanswered.add(pass);
@@ -224,6 +224,12 @@ public final class Applier {
             LOG.debugf("StatefulSet %s not compared (%d): %s", key(desired), e.getCode(), e.getMessage());
             return true;
         }
+    }
+
+    /** The pods its controller has made (as many as it asks for when it has not said yet): a scale-up a quota stopped has fewer. */
+    private static int podsMade(StatefulSet statefulSet) {
+        return statefulSet == null || statefulSet.getStatus() == null || statefulSet.getStatus().getReplicas() == null
+                ? replicas(statefulSet) : Math.min(replicas(statefulSet), statefulSet.getStatus().getReplicas());
     }
 
     private static int replicas(StatefulSet statefulSet) {

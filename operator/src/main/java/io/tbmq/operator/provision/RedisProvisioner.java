@@ -155,7 +155,8 @@ public final class RedisProvisioner {
             // has it (pods back on new addresses met, slots kept balanced, each pod replaced checked), and the refusal
             // reported once that is done.
             ComponentStatus running = lookAfter(owner, plan, names, rotation, passwords, before, replicas, false);
-            LOG.infof("%s/%s: Redis looked after as it runs while the pods of its spec are refused: %s", names.namespace(),
+            LOG.logf(running.ready() ? org.jboss.logging.Logger.Level.DEBUG : org.jboss.logging.Logger.Level.INFO,
+                    "%s/%s: Redis looked after as it runs while the pods of its spec are refused: %s", names.namespace(),
                     names.cluster(), running.message());
             throw e;
         }

@@ -156,6 +156,15 @@ class ApplierIT {
         more.getMetadata().setNamespace("full");
         applier.checkPods(more);
         assertThat(applier.notChecked().get("dev-redis")).contains("HTTP 403", "exceeded quota");
+
+        // The next pass: the StatefulSet asks for 4 (written unchecked), its controller made 3; still reported.
+        current = statefulSet(4, "300Mi", "8Gi");
+        current.getMetadata().setNamespace("full");
+        current.getMetadata().setAnnotations(Map.of(Applier.POD_TEMPLATE_DIGEST, Applier.UNCHECKED));
+        current.setStatus(new io.fabric8.kubernetes.api.model.apps.StatefulSetStatusBuilder().withReplicas(3).build());
+        applier = new Applier(client, true, new Cached());
+        applier.checkPods(more);
+        assertThat(applier.notChecked().get("dev-redis")).contains("exceeded quota");
     }
 
     /** The bodies of the requests made so far with {@code method}. */
