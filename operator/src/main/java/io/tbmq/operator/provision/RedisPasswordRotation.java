@@ -234,10 +234,11 @@ final class RedisPasswordRotation {
 
     /**
      * Takes the next step of a change under way on {@code nodes} (every Redis pod, all answering).
-     * {@code outdatedRedisPods}: pods not made from the StatefulSet's current revision.
+     * {@code outdatedRedisPods}: pods not made from the StatefulSet's current revision; {@code podsRefused}: the API server
+     * refuses the pods of the spec, so none of them is replaced yet (all are passed as outdated).
      */
     Progress advance(TbmqCluster owner, Names names, RedisClusterAdmin admin, List<RedisNode> nodes, Passwords passwords,
-            List<String> outdatedRedisPods) {
+            List<String> outdatedRedisPods, boolean podsRefused) {
         List<String> olderBrokers = passwords.previous() == null ? List.of() : brokersOfOlderGeneration(owner, names, passwords);
         Step step = next(passwords, olderBrokers, outdatedRedisPods);
         switch (step) {
@@ -258,9 +259,11 @@ final class RedisPasswordRotation {
                         + " until these brokers have restarted with the new one: " + await.waitingFor() + newer(passwords)), true, false);
             }
             case Step.AwaitRedisPods await -> {
-                return new Progress(notice("RedisPodsReplacing", "every broker runs with the new password; Redis pods made from an"
-                        + " older template are replaced before the old password is refused: " + await.waitingFor()
-                        + newer(passwords)), false, false);
+                return new Progress(notice("RedisPodsReplacing", podsRefused
+                        ? "every broker runs with the new password; the old one is refused once the Redis pods are made from the"
+                                + " spec, whose pods the API server refuses (RedisReady): " + await.waitingFor() + newer(passwords)
+                        : "every broker runs with the new password; Redis pods made from an older template are replaced before the"
+                                + " old password is refused: " + await.waitingFor() + newer(passwords)), false, false);
             }
             case Step.Refuse refuse -> {
                 nodes.forEach(n -> admin.requirePassword(n, passwords.applied()));

@@ -151,6 +151,10 @@ public final class RedisProvisioner {
             if (before == null || current != masters) {
                 throw e;
             }
+            if (volumes == null) {
+                // Refused before the storage was decided (with a volume expansion): what runs.
+                volumes = RedisStorage.running(before);
+            }
             // Another template for as many masters as run: the running cluster is still looked after as its StatefulSet
             // has it (pods back on new addresses met, slots kept balanced, each pod replaced checked), and the refusal
             // reported once that is done.
@@ -294,7 +298,7 @@ public final class RedisProvisioner {
                 // Refused, the pods keep a template (and a redis.conf) that may predate the probe user: the change stops
                 // before Redis refuses the old password, as it does while pods wait to be replaced.
                 passwordProgress = rotation.advance(owner, names, admin, nodes, passwords, specApplied ? outdatedPods(applied, pods)
-                        : pods.stream().map(p -> p.getMetadata().getName()).toList());
+                        : pods.stream().map(p -> p.getMetadata().getName()).toList(), !specApplied);
             } catch (RuntimeException e) {
                 LOG.warnf("%s/%s: Redis password change: %s", names.namespace(), names.cluster(), e.getMessage());
                 passwordProgress = new RedisPasswordRotation.Progress(RedisPasswordRotation.failed(String.valueOf(e.getMessage())),

@@ -173,6 +173,13 @@ public final class RedisStorage {
                 && "true".equals(c.getMetadata().getAnnotations().get(DEFAULT_CLASS))).findFirst().orElse(null);
     }
 
+    /** The volumes {@code sts} makes, as written. */
+    static RedisModel.Volumes running(StatefulSet sts) {
+        return new RedisModel.Volumes(volumeSize(sts), sts.getSpec().getVolumeClaimTemplates() == null
+                || sts.getSpec().getVolumeClaimTemplates().isEmpty() ? null
+                        : KafkaModel.blankToNull(sts.getSpec().getVolumeClaimTemplates().get(0).getSpec().getStorageClassName()));
+    }
+
     static String volumeSize(StatefulSet sts) {
         if (sts == null || sts.getSpec().getVolumeClaimTemplates() == null || sts.getSpec().getVolumeClaimTemplates().isEmpty()) {
             return null;
