@@ -335,21 +335,32 @@ public final class Applier {
         /** The reason of the component's condition, and of Degraded: only an edit (or a change of policy) ends it. */
         public static final String REASON = "PodsRefused";
 
+        private final String why;
         private final java.util.List<ComponentStatus.Notice> notices;
 
         public PodsRefused(String statefulSet, String why) {
             this("the API server refuses the pods of StatefulSet " + statefulSet + ", so none is made or replaced from this spec: " + why,
-                    java.util.List.of());
+                    why, java.util.List.of());
         }
 
-        private PodsRefused(String message, java.util.List<ComponentStatus.Notice> notices) {
+        private PodsRefused(String message, String why, java.util.List<ComponentStatus.Notice> notices) {
             super(message);
+            this.why = why;
             this.notices = notices;
         }
 
         /** The same refusal, with what else the component found before it to report beside it. */
         public PodsRefused with(java.util.List<ComponentStatus.Notice> found) {
-            return new PodsRefused(getMessage(), java.util.List.copyOf(found));
+            return new PodsRefused(getMessage(), why, java.util.List.copyOf(found));
+        }
+
+        /**
+         * This refusal of the spec's pods, and beside it {@code running}'s, of a pod the running StatefulSet would
+         * replace: both are said, the spec's first, as a spec that passes replaces that template too.
+         */
+        public PodsRefused alongside(PodsRefused running) {
+            return new PodsRefused(getMessage() + "; the running StatefulSet's pods are refused too, so its outdated pods are"
+                    + " not replaced either: " + running.why, why, notices);
         }
 
         public java.util.List<ComponentStatus.Notice> notices() {

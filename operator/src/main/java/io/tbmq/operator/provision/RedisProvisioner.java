@@ -158,7 +158,12 @@ public final class RedisProvisioner {
             // Another template for as many masters as run: the running cluster is still looked after as its StatefulSet
             // has it (pods back on new addresses met, slots kept balanced, each pod replaced checked), and the refusal
             // reported once that is done.
-            ComponentStatus running = lookAfter(owner, plan, names, rotation, passwords, before, replicas, false);
+            ComponentStatus running;
+            try {
+                running = lookAfter(owner, plan, names, rotation, passwords, before, replicas, false);
+            } catch (Applier.PodsRefused alsoRunning) {
+                throw e.alongside(alsoRunning);
+            }
             LOG.logf(running.ready() ? org.jboss.logging.Logger.Level.DEBUG : org.jboss.logging.Logger.Level.INFO,
                     "%s/%s: Redis looked after as it runs while the pods of its spec are refused: %s", names.namespace(),
                     names.cluster(), running.message());

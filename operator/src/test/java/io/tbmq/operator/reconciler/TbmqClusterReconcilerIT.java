@@ -20,7 +20,8 @@ import io.tbmq.operator.redis.RedisEndpoints;
 
 /**
  * The reconciler against fabric8's mock API server (CRUD mode): what it writes, what it refuses,
- * and the status a user reads. No Redis here: the managed-Redis path is covered by the e2e suite.
+ * and the status a user reads. No Redis here: the managed-Redis path is covered by
+ * RedisWhileItsPodsAreRefusedIT (refused Redis pods, with real redis-servers) and the e2e suite.
  */
 @EnableKubernetesMockClient(crud = true)
 class TbmqClusterReconcilerIT {

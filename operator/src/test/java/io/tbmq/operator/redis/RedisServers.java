@@ -13,7 +13,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /** Real redis-server processes in cluster mode on free local ports, stopped by the process handles started here. */
-final class RedisServers implements AutoCloseable {
+public final class RedisServers implements AutoCloseable {
     /**
      * The operator's pods' {@code cluster-node-timeout} (RedisModel). A shorter one made the tests
      * flaky: a node that missed the others' pongs for a second on a busy machine counted both other
@@ -24,7 +24,7 @@ final class RedisServers implements AutoCloseable {
     private final Path dir;
     private final List<Process> servers = new ArrayList<>();
 
-    RedisServers(Path dir) {
+    public RedisServers(Path dir) {
         this.dir = dir;
     }
 
@@ -33,12 +33,12 @@ final class RedisServers implements AutoCloseable {
      * waits until they listen. An ordinal started before keeps its data directory, so it comes back
      * with its nodes.conf (its id, and the others at their addresses of then), as a restarted pod does.
      */
-    List<RedisNode> start(int firstOrdinal, int count) throws IOException, InterruptedException {
+    public List<RedisNode> start(int firstOrdinal, int count) throws IOException, InterruptedException {
         return start(firstOrdinal, count, List.of());
     }
 
     /** With {@code more} arguments after the usual ones (a password, a user). */
-    List<RedisNode> start(int firstOrdinal, int count, List<String> more) throws IOException, InterruptedException {
+    public List<RedisNode> start(int firstOrdinal, int count, List<String> more) throws IOException, InterruptedException {
         List<RedisNode> nodes = new ArrayList<>();
         for (int i = firstOrdinal; i < firstOrdinal + count; i++) {
             int p = freePort();
@@ -66,7 +66,7 @@ final class RedisServers implements AutoCloseable {
     }
 
     /** Runs one command on {@code node} with redis-cli; returns its output. */
-    static String command(RedisNode node, String... args) throws IOException, InterruptedException {
+    public static String command(RedisNode node, String... args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of("redis-cli", "-h", node.host(), "-p", Integer.toString(node.port())));
         cmd.addAll(List.of(args));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
