@@ -359,8 +359,10 @@ public final class Applier {
          * replace: both are said, the spec's first, as a spec that passes replaces that template too.
          */
         public PodsRefused alongside(PodsRefused running) {
-            return new PodsRefused(getMessage() + "; the running StatefulSet's pods are refused too, so its outdated pods are"
-                    + " not replaced either: " + running.why, why, notices);
+            // A policy that came later mostly refuses both templates for one reason: said once.
+            return new PodsRefused(getMessage() + "; the running StatefulSet's pods are refused too" + (running.why.equals(why)
+                    ? ", for the same reason, so its outdated pods are not replaced either"
+                    : ", so its outdated pods are not replaced either: " + running.why), why, notices);
         }
 
         public java.util.List<ComponentStatus.Notice> notices() {

@@ -63,4 +63,18 @@ class ApplierTest {
         assertThat(Applier.passedThePodChecks(403, "admission webhook \"quota.example.com\" denied the request: exceeded quota: x",
                 pod)).isFalse();
     }
+
+    @Test
+    void aRefusalOfTheRunningTemplateTooIsSaidAfterTheSpecsAndItsReasonOnlyWhenItIsAnother() {
+        Applier.PodsRefused spec = new Applier.PodsRefused("c-redis", "maximum cpu usage per Container is 1, but limit is 2");
+        assertThat(spec.alongside(new Applier.PodsRefused("c-redis", "maximum cpu usage per Container is 1, but limit is 2")).getMessage())
+                .isEqualTo(spec.getMessage() + "; the running StatefulSet's pods are refused too, for the same reason, so its outdated"
+                        + " pods are not replaced either");
+        assertThat(spec.alongside(new Applier.PodsRefused("c-redis", "violates PodSecurity \"restricted:latest\"")).getMessage())
+                .isEqualTo(spec.getMessage() + "; the running StatefulSet's pods are refused too, so its outdated pods are not replaced"
+                        + " either: violates PodSecurity \"restricted:latest\"");
+        ComponentStatus.Notice kept = new ComponentStatus.Notice("RedisStorageClassKept", "Kept", "the class stays");
+        assertThat(spec.with(java.util.List.of(kept)).alongside(new Applier.PodsRefused("c-redis", "x")).notices())
+                .as("what the spec's pass found is still reported").containsExactly(kept);
+    }
 }

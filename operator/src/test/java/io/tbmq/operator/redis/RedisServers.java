@@ -95,7 +95,10 @@ public final class RedisServers implements AutoCloseable {
     public void close() throws InterruptedException {
         for (Process p : servers) {
             p.destroy();
-            p.waitFor(10, TimeUnit.SECONDS);
+            if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                // Still writing its append-only file: it must not outlive the test and its directory.
+                p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
         }
     }
 
