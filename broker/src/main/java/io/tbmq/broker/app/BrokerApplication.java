@@ -155,8 +155,11 @@ public class BrokerApplication {
                 byMaster.entrySet().stream().collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, e -> e.getValue().evicts()))))
                 .start();
         DeviceMessageStore devices = new DeviceMessageStore(redis, new RedisKeys(config.redis().slotGroups()),
-                config.persistence().deviceMessagesLimit(), config.redis().callsPerMaster());
+                config.persistence().deviceMessagesLimit(), config.redis().callsPerMaster(), config.persistence().acknowledgementRetry());
         deviceMessages = devices;
+        io.micrometer.core.instrument.FunctionCounter.builder("tbmq.redis.acknowledgements.given.up", devices,
+                DeviceMessageStore::acknowledgementsGivenUp).description("acknowledged DEVICE messages whose removal from Redis"
+                        + " was given up (tbmq.persistence.acknowledgement-retry): they come again, with DUP").register(registry);
         DeviceSessionStore deviceSessions = new DeviceSessionStore(devices, config.persistence().reconnectRecheck());
         SessionStores stores = new SessionStores(deviceSessions, new ApplicationSessionStore(applications, deviceSessions),
                 () -> config.persistence().refusePublishesWhileStoreDown() && !redis.reachable());

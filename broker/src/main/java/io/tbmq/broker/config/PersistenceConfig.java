@@ -34,6 +34,15 @@ public interface PersistenceConfig {
     boolean refusePublishesWhileStoreDown();
 
     /**
+     * How long the removal from Redis of a DEVICE client's acknowledged messages is tried again while it
+     * fails (a master down, failing over or full). Past it the removal is given up: those messages stay in
+     * Redis and come again, with DUP, when the session next loads
+     * (tbmq_redis_acknowledgements_given_up_total). At least 1s; longer than a Redis pod takes to come back.
+     */
+    @WithDefault("2m")
+    Duration acknowledgementRetry();
+
+    /**
      * After a DEVICE session reconnects, look at its Redis queue once more after this long (0:
      * never). In a cluster, a node that has not yet read the client's new session record stores
      * the client's messages without sending them; this finds them without waiting for the next

@@ -25,7 +25,7 @@ import io.tbmq.broker.util.RateLimitedLog;
  * (nothing waits for them) and sent as one remove.lua call per call group of the store.
  *
  * <p>A call that fails (Redis down or failing over) is tried again, with a backoff, for up to
- * {@link #RETRY_FOR_NANOS}: otherwise the acknowledged messages would stay in Redis and come again,
+ * {@code tbmq.persistence.acknowledgement-retry}: otherwise the acknowledged messages would stay in Redis and come again,
  * with DUP, at the session's next load. Removing twice is harmless (a reply lost after the call
  * ran). What must never happen is a late removal after the session was cleared: packet ids start
  * again at 1 and it would remove a message of the next session. Two guards:
@@ -46,12 +46,10 @@ final class Acknowledgements {
     private static final int MAX_PER_CALL = 500;
     /** Waiting to be tried again at most; past it a failed one is given up (it comes again, with DUP). */
     private static final int MAX_RETRIES = 100_000;
-    /** How long a failed removal is tried again: longer than a Redis pod takes to fail over or come back. */
-    static final long RETRY_FOR_NANOS = TimeUnit.MINUTES.toNanos(2);
+    /** How long a failed removal is tried again unless configured: longer than a Redis pod takes to fail over or come back. */
+    static final Duration DEFAULT_RETRY = Duration.ofMinutes(2);
     private static final long FIRST_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
     private static final long LAST_RETRY_NANOS = TimeUnit.SECONDS.toNanos(5);
-    /** How long a let-go is remembered: past the last try of any acknowledgement made before it. */
-    private static final long LET_GO_KEPT_NANOS = RETRY_FOR_NANOS + TimeUnit.MINUTES.toNanos(1);
     private static final long PRUNE_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final long NEVER = Long.MIN_VALUE;
     /** What {@link #inFlight} returns for a client with no removal call in flight. */
@@ -78,7 +76,7 @@ final class Acknowledgements {
     private final AtomicLong sequence = new AtomicLong();
     /** Made and not done with: gathered, in a call, or waiting to be tried again. */
     private final AtomicInteger outstanding = new AtomicInteger();
-    /** Per client, its last let-go while acknowledgements were outstanding; kept for {@link #LET_GO_KEPT_NANOS}. */
+    /** Per client, its last let-go while acknowledgements were outstanding; kept for {@link #letGoKeptNanos}. */
     private final ConcurrentHashMap<String, LetGo> letGo = new ConcurrentHashMap<>();
     private final AtomicLong lastPrune = new AtomicLong(System.nanoTime());
     /**
@@ -88,6 +86,11 @@ final class Acknowledgements {
      */
     private final ConcurrentHashMap<String, CompletableFuture<Void>> unanswered = new ConcurrentHashMap<>();
     private final AtomicLong failedRemovals = new AtomicLong();
+    private final AtomicLong givenUp = new AtomicLong();
+    /** How long a failed removal is tried again. */
+    private final long retryForNanos;
+    /** How long a let-go is remembered: past the last try of any acknowledgement made before it. */
+    private final long letGoKeptNanos;
 
     /**
      * {@code made}: its place in {@link #sequence}; {@code madeMillis}: when, by the wall clock, for
@@ -103,7 +106,9 @@ final class Acknowledgements {
     }
 
     Acknowledgements(RedisConnector redis, RedisKeys keys, LuaScript remove, Function<String, Object> callGroup,
-            Function<String, Object> bySlot) {
+            Function<String, Object> bySlot, Duration retryFor) {
+        this.retryForNanos = retryFor.toNanos();
+        this.letGoKeptNanos = retryForNanos + TimeUnit.MINUTES.toNanos(1);
         this.redis = redis;
         this.keys = keys;
         this.remove = remove;
@@ -168,7 +173,7 @@ final class Acknowledgements {
         letGo.merge(clientId, new LetGo(at, now), (old, next) -> old.sequence() > next.sequence() ? old : next);
         long last = lastPrune.get();
         if (now - last > PRUNE_EVERY_NANOS && lastPrune.compareAndSet(last, now)) {
-            letGo.values().removeIf(l -> now - l.nanos() > LET_GO_KEPT_NANOS);
+            letGo.values().removeIf(l -> now - l.nanos() > letGoKeptNanos);
         }
     }
 
@@ -362,7 +367,7 @@ final class Acknowledgements {
             if (letGoSince(failed)) {
                 continue;
             }
-            if (now - failed.failingSince() > RETRY_FOR_NANOS || retryCount.get() >= MAX_RETRIES) {
+            if (now - failed.failingSince() > retryForNanos || retryCount.get() >= MAX_RETRIES) {
                 givenUp++;
                 continue;
             }
@@ -377,8 +382,10 @@ final class Acknowledgements {
         }
         done(sent.size() - again);
         if (givenUp > 0) {
-            LOG.warnf("gave up removing %d acknowledged messages after %d s of failures or with %d waiting (they come again, with DUP): %s",
-                    givenUp, TimeUnit.NANOSECONDS.toSeconds(RETRY_FOR_NANOS), MAX_RETRIES, error.getMessage());
+            this.givenUp.addAndGet(givenUp);
+            LOG.warnf("gave up removing %d acknowledged messages after %d s of failures (tbmq.persistence.acknowledgement-retry) or with %d"
+                    + " waiting (they come again, with DUP): %s", givenUp, TimeUnit.NANOSECONDS.toSeconds(retryForNanos), MAX_RETRIES,
+                    error.getMessage());
         }
         if (again > 0) {
             FAILED.info("removing %d acknowledged messages failed (tried again): %s", again, error.getMessage());
@@ -415,6 +422,11 @@ final class Acknowledgements {
     /** Acknowledgements whose removal failed, each time it did, for tests. */
     long failedRemovals() {
         return failedRemovals.get();
+    }
+
+    /** Acknowledgements whose removal was given up: their messages come again, with DUP, when the session loads. */
+    long givenUp() {
+        return givenUp.get();
     }
 
     /** The clients a remove.lua call on one master left out (the 1-based positions in its second element). */

@@ -89,11 +89,24 @@ public final class DeviceMessageStore {
     }
 
     public DeviceMessageStore(RedisConnector redis, RedisKeys keys, int limit, boolean callsPerMaster) {
-        this(redis, keys, limit, !redis.cluster(), callsPerMaster && redis.cluster());
+        this(redis, keys, limit, callsPerMaster, Acknowledgements.DEFAULT_RETRY);
+    }
+
+    /** {@code acknowledgementRetry}: how long a removal of acknowledged messages that fails is tried again. */
+    public DeviceMessageStore(RedisConnector redis, RedisKeys keys, int limit, boolean callsPerMaster, Duration acknowledgementRetry) {
+        this(redis, keys, limit, !redis.cluster(), callsPerMaster && redis.cluster(), acknowledgementRetry);
     }
 
     /** {@code anyKeysInOneCall}: Redis is standalone, so a script may touch keys of any slot. */
     DeviceMessageStore(RedisConnector redis, RedisKeys keys, int limit, boolean anyKeysInOneCall, boolean callsPerMaster) {
+        this(redis, keys, limit, anyKeysInOneCall, callsPerMaster, Acknowledgements.DEFAULT_RETRY);
+    }
+
+    private DeviceMessageStore(RedisConnector redis, RedisKeys keys, int limit, boolean anyKeysInOneCall, boolean callsPerMaster,
+            Duration acknowledgementRetry) {
+        if (acknowledgementRetry.compareTo(Duration.ofSeconds(1)) < 0) {
+            throw new IllegalArgumentException("tbmq.persistence.acknowledgement-retry must be at least 1s, got " + acknowledgementRetry);
+        }
         if (limit > 0xFFFF) {
             throw new IllegalArgumentException("tbmq.persistence.device-messages-limit can't be greater than 65535 (packet ids are 16 bits)");
         }
@@ -105,7 +118,7 @@ public final class DeviceMessageStore {
         this.limit = limit;
         this.anyKeysInOneCall = anyKeysInOneCall;
         this.callsPerMaster = callsPerMaster;
-        this.acknowledgements = new Acknowledgements(redis, keys, remove, this::callGroup, this::bySlot);
+        this.acknowledgements = new Acknowledgements(redis, keys, remove, this::callGroup, this::bySlot, acknowledgementRetry);
     }
 
     /** Which script call a client's keys can join: all in one on standalone, by master or by slot on a Cluster. */
@@ -377,6 +390,14 @@ public final class DeviceMessageStore {
     /** Acknowledgements whose removal failed, each time it did, for tests. */
     long failedRemovals() {
         return acknowledgements.failedRemovals();
+    }
+
+    /**
+     * Acknowledgements whose removal was given up after failing for {@code tbmq.persistence.acknowledgement-retry}:
+     * their messages come again, with DUP, when the session loads.
+     */
+    public long acknowledgementsGivenUp() {
+        return acknowledgements.givenUp();
     }
 
     /** PUBREC: only the PUBREL is owed now. */

@@ -1,6 +1,7 @@
 package io.tbmq.broker.persistence.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.nio.charset.StandardCharsets;
@@ -108,6 +109,28 @@ class DeviceMessageStoreIT {
         assertThat(node.load("back").get().entries()).extracting(DeviceMessageStore.Entry::packetId)
                 .as("what the session loads: its acknowledgement went first, not at the next try").containsExactly(2);
         assertThat(node.outstandingAcks()).isZero();
+    }
+
+    @Test
+    void aRemovalFailingLongerThanTheAcknowledgementRetryIsGivenUpCountedAndItsMessageComesAgain() throws Exception {
+        assertThatThrownBy(() -> new DeviceMessageStore(connector, new RedisKeys(0), 1000, true, Duration.ofMillis(500)))
+                .hasMessageContaining("tbmq.persistence.acknowledgement-retry must be at least 1s");
+        DeviceMessageStore node = new DeviceMessageStore(connector, new RedisKeys(0), 1000, true, Duration.ofSeconds(1));
+        assertThat(packetIds(node.add(Map.of("outlasted", List.of(message(1), message(2))), c -> false).get().get("outlasted")))
+                .containsExactly(1, 2);
+        assertThat(redisCli("ACL SETUSER default -eval -evalsha")).startsWith("+OK");
+        try {
+            node.acknowledge("outlasted", 1);
+            node.flushAcks();
+            // Tried at 0, 0.2, 0.6 and 1.4 s: that one has failed for over the 1 s and is given up.
+            await().atMost(Duration.ofSeconds(20)).until(() -> node.acknowledgementsGivenUp() == 1);
+            assertThat(node.outstandingAcks()).as("nothing left to try again").isZero();
+        } finally {
+            await().atMost(Duration.ofSeconds(10)).until(() -> redisCli("ACL SETUSER default +@all").startsWith("+OK"));
+        }
+        assertThat(node.load("outlasted").get().entries()).extracting(DeviceMessageStore.Entry::packetId)
+                .as("what the session loads: the acknowledged message again").containsExactly(1, 2);
+        assertThat(node.acknowledgementsGivenUp()).isEqualTo(1);
     }
 
     @Test
