@@ -112,6 +112,11 @@ public class BrokerApplication {
             throw new IllegalArgumentException("tbmq.persistence.device-messages-limit can't be greater than 65535 (got "
                     + config.persistence().deviceMessagesLimit() + ")");
         }
+        if (config.persistence().acknowledgementRetry().compareTo(Duration.ofSeconds(1)) < 0) {
+            // Before any connection is made: the store checks it too, later.
+            throw new IllegalArgumentException("tbmq.persistence.acknowledgement-retry must be at least 1s, got "
+                    + config.persistence().acknowledgementRetry());
+        }
         String node = config.nodeId();
         if (!node.matches("[A-Za-z0-9._-]{1,200}")) {
             throw new IllegalArgumentException("tbmq.node-id must be letters, digits, '.', '_' or '-' (it names Kafka topics), got '"

@@ -35,8 +35,8 @@ public interface PersistenceConfig {
 
     /**
      * How long the removal from Redis of a DEVICE client's acknowledged messages is tried again while it
-     * fails (a master down, failing over or full). Past it the removal is given up: those messages stay in
-     * Redis and come again, with DUP, when the session next loads
+     * fails (a master down or failing over). Past it (or with 100,000 waiting) the removal is given up: those
+     * messages stay in Redis and come again, with DUP, when the session next loads
      * (tbmq_redis_acknowledgements_given_up_total). At least 1s; longer than a Redis pod takes to come back.
      */
     @WithDefault("2m")

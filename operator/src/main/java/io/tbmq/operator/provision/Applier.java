@@ -365,6 +365,14 @@ public final class Applier {
                     : ", so its outdated pods are not replaced either: " + running.why), why, notices);
         }
 
+        /** This refusal, and that looking after the running pods failed meanwhile (tried again at the next pass). */
+        public PodsRefused whileLookingAfter(RuntimeException failed) {
+            PodsRefused both = new PodsRefused(getMessage() + "; looking after the running pods failed and is tried again: "
+                    + failed.getMessage(), why, notices);
+            both.addSuppressed(failed);
+            return both;
+        }
+
         public java.util.List<ComponentStatus.Notice> notices() {
             return notices;
         }

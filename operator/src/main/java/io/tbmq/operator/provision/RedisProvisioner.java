@@ -164,11 +164,10 @@ public final class RedisProvisioner {
             } catch (Applier.PodsRefused alsoRunning) {
                 throw e.alongside(alsoRunning);
             } catch (RuntimeException failed) {
-                // The spec's refusal stays what the status says; the next pass looks after the cluster again.
-                LOG.warnf("%s/%s: looking after Redis while the pods of its spec are refused failed: %s", names.namespace(),
-                        names.cluster(), failed.getMessage());
-                e.addSuppressed(failed);
-                throw e;
+                // The spec's refusal stays what the status says first; the next pass looks after the cluster again.
+                LOG.warnf(failed, "%s/%s: looking after Redis while the pods of its spec are refused failed", names.namespace(),
+                        names.cluster());
+                throw e.whileLookingAfter(failed);
             }
             LOG.logf(running.ready() ? org.jboss.logging.Logger.Level.DEBUG : org.jboss.logging.Logger.Level.INFO,
                     "%s/%s: Redis looked after as it runs while the pods of its spec are refused: %s", names.namespace(),

@@ -76,5 +76,11 @@ class ApplierTest {
         ComponentStatus.Notice kept = new ComponentStatus.Notice("RedisStorageClassKept", "Kept", "the class stays");
         assertThat(spec.with(java.util.List.of(kept)).alongside(new Applier.PodsRefused("c-redis", "x")).notices())
                 .as("what the spec's pass found is still reported").containsExactly(kept);
+        IllegalStateException failed = new IllegalStateException("pods \"c-redis-2\" is forbidden: cannot delete");
+        Applier.PodsRefused both = spec.with(java.util.List.of(kept)).whileLookingAfter(failed);
+        assertThat(both.getMessage()).startsWith(spec.getMessage())
+                .endsWith("; looking after the running pods failed and is tried again: pods \"c-redis-2\" is forbidden: cannot delete");
+        assertThat(both.getSuppressed()).containsExactly(failed);
+        assertThat(both.notices()).containsExactly(kept);
     }
 }

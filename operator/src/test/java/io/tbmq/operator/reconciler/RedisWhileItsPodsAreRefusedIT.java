@@ -159,6 +159,9 @@ class RedisWhileItsPodsAreRefusedIT {
         reconcileUntil("the pods replaced first", () -> condition(RedisProvisioner.PASSWORD_CHANGING).getMessage()
                 .contains("Redis pods made from an older template are replaced before the old password is refused"));
         assertThat(condition("RedisReady").getReason()).isNotEqualTo(Applier.PodsRefused.REASON);
+        for (RedisNode node : nodes) {
+            assertThat(auth(node, old)).as("redis-%d: until the pods are replaced", node.ordinal()).isEqualTo("OK");
+        }
         assertThat(copy().get(RedisModel.PREVIOUS_PASSWORD_KEY)).as("the change goes on once they are").isEqualTo(old);
     }
 
